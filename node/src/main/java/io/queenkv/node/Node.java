@@ -1,0 +1,50 @@
+package io.queenkv.node;
+
+import java.io.IOException;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.queenkv.node.access.Access;
+import io.queenkv.node.api.Timestamps;
+import io.queenkv.node.config.NodeConfig;
+import io.queenkv.node.http.HttpServer;
+import io.queenkv.node.raft.LeaderDuties;
+import io.queenkv.node.raft.ReplicatedKv;
+
+/** One Queen KV node: the Raft member with its state machine, the leader's timers, the HTTP API. */
+public final class Node implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(Node.class);
+
+    private final ReplicatedKv kv;
+    private final LeaderDuties duties;
+    private final HttpServer http;
+
+    public Node(NodeConfig config) throws IOException {
+        Access access = config.tokensFile() == null ? Access.open() : Access.fromFile(config.tokensFile());
+        this.kv = new ReplicatedKv(config, Node::wallClockMicros);
+        this.duties = new LeaderDuties(kv, Node::wallClockMicros, 1_000);
+        this.http = new HttpServer(kv, access, config.httpPort());
+        LOG.info("node {} serving HTTP on :{} and Raft on :{}, data in {}, peers {}", config.nodeId(), http.port(),
+                config.raftPort(), config.dataDir().toAbsolutePath(), config.peers());
+    }
+
+    public int httpPort() {
+        return http.port();
+    }
+
+    public ReplicatedKv replicated() {
+        return kv;
+    }
+
+    static long wallClockMicros() {
+        return Timestamps.toMicros(java.time.Instant.now());
+    }
+
+    @Override
+    public void close() throws IOException {
+        http.close();
+        duties.close();
+        kv.close();
+    }
+}

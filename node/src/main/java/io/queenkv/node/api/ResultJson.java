@@ -1,0 +1,145 @@
+package io.queenkv.node.api;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.List;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+
+import io.queenkv.node.kv.JsonValue;
+import io.queenkv.node.kv.Outcome;
+import io.queenkv.node.kv.Outcome.Completed;
+import io.queenkv.node.kv.Outcome.PreconditionFailed;
+import io.queenkv.node.kv.Refusal;
+import io.queenkv.node.kv.Result;
+import io.queenkv.node.kv.Result.GetManyResult;
+import io.queenkv.node.kv.Result.GetPrefixResult;
+import io.queenkv.node.kv.Result.GetResult;
+import io.queenkv.node.kv.Result.ReadRow;
+import io.queenkv.node.kv.Result.WriteResult;
+import io.queenkv.node.kv.Row;
+
+/** Renders answers in the wire shapes of the contract. Stored values are written as their raw JSON. */
+public final class ResultJson {
+    private ResultJson() {}
+
+    /** The batch answer: {@code {"results":[…]}}, or the {@code ok:false} body of a required abort. */
+    public static byte[] batch(Outcome outcome, List<String> opNames) {
+        return render(g -> {
+            if (outcome instanceof PreconditionFailed p) {
+                writePrecondition(g, p);
+                return;
+            }
+            g.writeStartObject();
+            g.writeArrayFieldStart("results");
+            for (Result r : ((Completed) outcome).results()) writeResult(g, r, opNames.get(r.index()));
+            g.writeEndArray();
+            g.writeEndObject();
+        });
+    }
+
+    /** A single-key route answers the bare element (or the abort body). */
+    public static byte[] single(Outcome outcome, String opName) {
+        return render(g -> {
+            if (outcome instanceof PreconditionFailed p) writePrecondition(g, p);
+            else writeResult(g, ((Completed) outcome).results().get(0), opName);
+        });
+    }
+
+    public static byte[] error(Refusal.Reason reason, String detail) {
+        return render(g -> {
+            g.writeStartObject();
+            g.writeStringField("error", reason.error());
+            g.writeStringField("reason", reason.wire());
+            g.writeStringField("detail", detail == null ? "" : detail);
+            g.writeEndObject();
+        });
+    }
+
+    private static void writePrecondition(JsonGenerator g, PreconditionFailed p) throws IOException {
+        g.writeStartObject();
+        g.writeBooleanField("ok", false);
+        g.writeStringField("reason", "kv_precondition");
+        g.writeNumberField("failedIndex", p.failedIndex());
+        g.writeStringField("kvReason", p.kvReason().wire());
+        g.writeNumberField("version", p.version());
+        g.writeFieldName("value");
+        writeValue(g, p.value() == null ? JsonValue.NULL : p.value());
+        g.writeEndObject();
+    }
+
+    private static void writeResult(JsonGenerator g, Result r, String opName) throws IOException {
+        g.writeStartObject();
+        g.writeNumberField("index", r.index());
+        g.writeStringField("op", opName);
+        if (r instanceof GetResult get) {
+            g.writeBooleanField("found", get.row() != null);
+            g.writeStringField("key", get.key());
+            if (get.row() != null) writeRowFields(g, get.row(), false);
+        } else if (r instanceof GetManyResult many) {
+            writeRows(g, many.rows());
+            g.writeArrayFieldStart("missing");
+            for (String key : many.missing()) g.writeString(key);
+            g.writeEndArray();
+            g.writeBooleanField("truncated", many.truncated());
+        } else if (r instanceof GetPrefixResult prefix) {
+            writeRows(g, prefix.rows());
+            g.writeBooleanField("truncated", prefix.truncated());
+            g.writeStringField("nextAfter", prefix.nextAfter());
+        } else if (r instanceof WriteResult w) {
+            g.writeBooleanField("applied", w.applied());
+            if (!w.applied()) g.writeStringField("reason", w.reason().wire());
+            g.writeStringField("key", w.key());
+            if (w.value() != null) {
+                g.writeFieldName("value");
+                writeValue(g, w.value());
+            }
+            g.writeNumberField("version", w.version());
+        }
+        g.writeEndObject();
+    }
+
+    private static void writeRows(JsonGenerator g, List<ReadRow> rows) throws IOException {
+        g.writeArrayFieldStart("rows");
+        for (ReadRow row : rows) {
+            g.writeStartObject();
+            g.writeStringField("key", row.key());
+            writeRowFields(g, row, true);
+            g.writeEndObject();
+        }
+        g.writeEndArray();
+    }
+
+    /** value (unless keys-only), version, expiresAt, updatedAt. */
+    private static void writeRowFields(JsonGenerator g, ReadRow row, boolean valueOptional) throws IOException {
+        if (row.value() != null || !valueOptional) {
+            g.writeFieldName("value");
+            writeValue(g, row.value() == null ? JsonValue.NULL : row.value());
+        }
+        g.writeNumberField("version", row.version());
+        if (row.expiresAt() == Row.NEVER) g.writeNullField("expiresAt");
+        else g.writeStringField("expiresAt", Timestamps.format(row.expiresAt()));
+        g.writeStringField("updatedAt", Timestamps.format(row.updatedAt()));
+    }
+
+    private static void writeValue(JsonGenerator g, JsonValue value) throws IOException {
+        g.writeRawValue(value.json());
+    }
+
+    private interface Body {
+        void write(JsonGenerator g) throws IOException;
+    }
+
+    private static byte[] render(Body body) {
+        try {
+            ByteArrayOutputStream out = new ByteArrayOutputStream(256);
+            try (JsonGenerator g = Json.MAPPER.getFactory().createGenerator(out)) {
+                body.write(g);
+            }
+            return out.toByteArray();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,128 @@
+package io.queenkv.node.http;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.server.RaftServer;
+import org.eclipse.jetty.http.UriCompliance;
+
+import io.javalin.Javalin;
+import io.javalin.http.Context;
+import io.queenkv.node.access.Access;
+import io.queenkv.node.access.RateLimiter;
+import io.queenkv.node.api.Json;
+import io.queenkv.node.api.ResultJson;
+import io.queenkv.node.kv.KvEngine;
+import io.queenkv.node.kv.Refusal;
+import io.queenkv.node.kv.Refusal.Reason;
+import io.queenkv.node.kv.Settings;
+import io.queenkv.node.raft.ReplicatedKv;
+
+/** The node's HTTP API: KV routes, operations endpoints, and the one error mapper. */
+public final class HttpServer implements AutoCloseable {
+    /** A member is ready when its applied index is within this many entries of the commit index. */
+    static final long READY_LAG_ENTRIES = 1_000;
+    private static final String STARTED_AT = "queenkv.startedAt";
+
+    private final ReplicatedKv kv;
+    private final NodeMetrics metrics;
+    private final Javalin app;
+
+    public HttpServer(ReplicatedKv kv, Access access, int port) {
+        this.kv = kv;
+        this.metrics = new NodeMetrics(kv);
+        KvRoutes routes = new KvRoutes(kv, access, new RateLimiter(System::nanoTime));
+        this.app = Javalin.create(config -> {
+            config.startup.showJavalinBanner = false;
+            config.startup.showOldJavalinVersionWarning = false;
+            config.jetty.port = port;
+            // Keys may hold an encoded slash (%2F); the KV routes decode the raw path themselves.
+            config.jetty.modifyHttpConfiguration(http -> http.setUriCompliance(UriCompliance.UNSAFE));
+            config.routes.before(ctx -> ctx.attribute(STARTED_AT, System.nanoTime()));
+            config.routes.after(this::recordRequest);
+            config.routes.post("/api/v1/kv", routes::batch);
+            config.routes.get("/api/v1/kv/{ns}/<key>", routes::single);
+            config.routes.put("/api/v1/kv/{ns}/<key>", routes::single);
+            config.routes.delete("/api/v1/kv/{ns}/<key>", routes::single);
+            config.routes.get("/healthz", ctx -> KvRoutes.respond(ctx, 200, "{\"status\":\"ok\"}".getBytes()));
+            config.routes.get("/readyz", this::readyz);
+            config.routes.get("/metrics", ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(metrics.scrape()));
+            config.routes.get("/api/v1/cluster", ctx -> KvRoutes.respond(ctx, 200, Json.MAPPER.writeValueAsBytes(clusterStatus())));
+            config.routes.exception(Refusal.class, (e, ctx) -> refuse(ctx, e.reason(), e.detail()));
+            config.routes.exception(Exception.class, (e, ctx) -> {
+                ctx.status(500).contentType("application/json")
+                        .result("{\"error\":\"internal\",\"reason\":\"internal\",\"detail\":" + Json.MAPPER.valueToTree(String.valueOf(e)) + "}");
+            });
+            config.routes.error(404, ctx -> {
+                if (ctx.result() == null) refuse(ctx, Reason.NOT_FOUND, "no route " + ctx.method() + " " + ctx.path());
+            });
+        });
+        app.start();
+    }
+
+    public int port() {
+        return app.port();
+    }
+
+    private static void refuse(Context ctx, Reason reason, String detail) {
+        if (reason.status() == 503) ctx.header("Retry-After", "1");
+        KvRoutes.respond(ctx, reason.status(), ResultJson.error(reason, detail));
+    }
+
+    private void recordRequest(Context ctx) {
+        Long started = ctx.attribute(STARTED_AT);
+        if (started == null) return;
+        String route = ctx.endpoint() == null ? "unmatched" : ctx.endpoint().path;
+        int status = ctx.statusCode();
+        String outcome = status < 400 ? "ok" : status < 500 ? "refused" : "failed";
+        metrics.request(ctx.method().name(), route, status, outcome, Duration.ofNanos(System.nanoTime() - started));
+    }
+
+    private void readyz(Context ctx) {
+        RaftServer.Division d = kv.division();
+        long commit = d.getRaftLog().getLastCommittedIndex();
+        long applied = d.getInfo().getLastAppliedIndex();
+        boolean ready = d.getInfo().isAlive() && d.getInfo().getLeaderId() != null && commit - applied <= READY_LAG_ENTRIES;
+        String body = ready ? "{\"status\":\"ok\"}"
+                : "{\"status\":\"unavailable\",\"leaderKnown\":" + (d.getInfo().getLeaderId() != null)
+                        + ",\"commitIndex\":" + commit + ",\"appliedIndex\":" + applied + "}";
+        KvRoutes.respond(ctx, ready ? 200 : 503, body.getBytes());
+    }
+
+    /** {@code GET /api/v1/cluster}: this node's view of the group. */
+    Map<String, Object> clusterStatus() {
+        RaftServer.Division d = kv.division();
+        var info = d.getInfo();
+        String leaderId = info.getLeaderId() == null ? null : info.getLeaderId().toString();
+        Map<String, Object> status = new LinkedHashMap<>();
+        status.put("nodeId", kv.selfId().toString());
+        status.put("role", info.isLeader() ? "leader" : info.isCandidate() ? "candidate" : info.isListener() ? "learner" : "follower");
+        status.put("term", info.getCurrentTerm());
+        status.put("leaderId", leaderId);
+        List<Map<String, Object>> members = new java.util.ArrayList<>();
+        for (RaftPeer peer : d.getRaftConf().getAllPeers()) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("id", peer.getId().toString());
+            m.put("raftAddress", peer.getAddress());
+            m.put("httpAddress", ReplicatedKv.httpAddressOf(peer));
+            boolean listener = d.getRaftConf().getAllPeers(org.apache.ratis.proto.RaftProtos.RaftPeerRole.LISTENER).contains(peer);
+            m.put("role", peer.getId().toString().equals(leaderId) ? "leader" : listener ? "learner" : "follower");
+            members.add(m);
+        }
+        status.put("members", members);
+        status.put("commitIndex", d.getRaftLog().getLastCommittedIndex());
+        status.put("appliedIndex", info.getLastAppliedIndex());
+        Settings settings = kv.local(KvEngine::settings);
+        status.put("settings", settings);
+        status.put("settingsIndex", kv.local(KvEngine::settingsIndex));
+        return status;
+    }
+
+    @Override
+    public void close() {
+        app.stop();
+    }
+}

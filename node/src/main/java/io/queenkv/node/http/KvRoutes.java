@@ -1,0 +1,180 @@
+package io.queenkv.node.http;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import io.javalin.http.Context;
+import io.queenkv.node.access.Access;
+import io.queenkv.node.access.RateLimiter;
+import io.queenkv.node.api.CallParser;
+import io.queenkv.node.api.Json;
+import io.queenkv.node.api.ResultJson;
+import io.queenkv.node.kv.Entry;
+import io.queenkv.node.kv.EntryCodec;
+import io.queenkv.node.kv.KvEngine;
+import io.queenkv.node.kv.Op;
+import io.queenkv.node.kv.Outcome;
+import io.queenkv.node.kv.Refusal;
+import io.queenkv.node.kv.Refusal.Reason;
+import io.queenkv.node.kv.Result;
+import io.queenkv.node.kv.Settings;
+import io.queenkv.node.raft.ReplicatedKv;
+
+/** The KV routes: parse and validate, rate-limit, hand to Raft, render. Every refusal is thrown. */
+final class KvRoutes {
+    static final String KV_PREFIX = "/api/v1/kv/";
+    private static final long CALL_TIMEOUT_SECONDS = 10;
+    private static final int MAX_IDEMPOTENCY_KEY_LENGTH = 256;
+
+    private final ReplicatedKv kv;
+    private final Access access;
+    private final RateLimiter rateLimiter;
+
+    KvRoutes(ReplicatedKv kv, Access access, RateLimiter rateLimiter) {
+        this.kv = kv;
+        this.access = access;
+        this.rateLimiter = rateLimiter;
+    }
+
+    /** {@code POST /api/v1/kv}. */
+    void batch(Context ctx) {
+        Access.Caller caller = access.authenticate(ctx.header("Authorization"));
+        Settings settings = kv.local(KvEngine::settings);
+        List<Op> ops = CallParser.parseBatch(Json.parseBody(readBody(ctx, settings)), settings);
+        if (ops.isEmpty()) {
+            respond(ctx, 200, ResultJson.batch(new Outcome.Completed(List.of()), List.of()));
+            return;
+        }
+        Outcome outcome = call(ctx, caller, settings, ops);
+        respond(ctx, 200, ResultJson.batch(outcome, ops.stream().map(Op::name).toList()));
+    }
+
+    /** {@code GET|PUT|DELETE /api/v1/kv/:ns/*key}. */
+    void single(Context ctx) {
+        if (ctx.queryString() != null) throw new Refusal(Reason.KV_NO_QUERY_STRING, "single-key routes take no query string");
+        Access.Caller caller = access.authenticate(ctx.header("Authorization"));
+        String[] nsAndKey = nsAndKey(ctx.req().getRequestURI());
+        Settings settings = kv.local(KvEngine::settings);
+        String method = ctx.method().name();
+        String opName = switch (method) {
+            case "GET" -> "get";
+            case "PUT" -> "put";
+            default -> "delete";
+        };
+        JsonNode body = null;
+        if (!method.equals("GET")) {
+            byte[] bytes = readBody(ctx, settings);
+            if (bytes.length > 0 || method.equals("PUT")) body = Json.parseBody(bytes);
+        }
+        Op op = CallParser.parseSingle(opName, nsAndKey[0], nsAndKey[1], body, settings);
+        Outcome outcome = call(ctx, caller, settings, List.of(op));
+        if (outcome instanceof Outcome.Completed done && done.results().get(0) instanceof Result.GetResult get && get.row() != null)
+            ctx.header("ETag", "\"" + get.row().version() + "\"");
+        respond(ctx, 200, ResultJson.single(outcome, opName));
+    }
+
+    /** Rate-limits, then writes through the log or reads behind the ReadIndex barrier. */
+    private Outcome call(Context ctx, Access.Caller caller, Settings settings, List<Op> ops) {
+        boolean write = ops.stream().anyMatch(Op::isWrite);
+        if (write && !caller.role().mayWrite()) throw new Refusal(Reason.FORBIDDEN, "this token may only read");
+        long retryAfter = write
+                ? rateLimiter.acquire(caller.tenant(), RateLimiter.Kind.WRITE, settings.writeRate())
+                : rateLimiter.acquire(caller.tenant(), RateLimiter.Kind.READ, settings.readRate());
+        if (retryAfter > 0) {
+            ctx.header("Retry-After", Long.toString(retryAfter));
+            throw new Refusal(Reason.RATE_LIMITED, (write ? "write" : "read") + " calls of this tenant are over the rate limit");
+        }
+        if (!write) return await(kv.read(caller.tenant(), ops));
+        String idempotencyKey = ctx.header("Idempotency-Key");
+        String fingerprint = null;
+        if (idempotencyKey != null) {
+            if (idempotencyKey.isBlank() || idempotencyKey.length() > MAX_IDEMPOTENCY_KEY_LENGTH)
+                throw new Refusal(Reason.KV_BAD_REQUEST, "Idempotency-Key must be 1 to " + MAX_IDEMPOTENCY_KEY_LENGTH + " characters");
+            fingerprint = fingerprint(caller.tenant(), ops);
+        }
+        Outcome outcome = await(kv.write(new Entry.WriteCall(0, caller.tenant(), idempotencyKey, fingerprint, ops)));
+        if (outcome instanceof Outcome.IdempotencyKeyReused)
+            throw new Refusal(Reason.KV_IDEMPOTENCY_KEY_REUSED, "this Idempotency-Key was used with a different call");
+        return outcome;
+    }
+
+    private static Outcome await(CompletableFuture<Outcome> future) {
+        try {
+            return future.get(CALL_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } catch (TimeoutException e) {
+            future.cancel(false);
+            throw new Refusal(Reason.KV_TIMEOUT, "the cluster did not answer in " + CALL_TIMEOUT_SECONDS + " s; the outcome of a write is unknown");
+        } catch (ExecutionException e) {
+            throw ReplicatedKv.unavailable(e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new Refusal(Reason.KV_RETRY, "interrupted");
+        }
+    }
+
+    /** Identifies a call's content, so a reused Idempotency-Key with a different call is caught. */
+    private static String fingerprint(String tenant, List<Op> ops) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(EntryCodec.encodeQuery(new EntryCodec.ReadQuery(tenant, ops)));
+            return HexFormat.of().formatHex(digest);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Splits the raw request path into ns and key; the key is the rest of the path, decoded once. */
+    static String[] nsAndKey(String rawPath) {
+        String rest = rawPath.substring(KV_PREFIX.length());
+        int slash = rest.indexOf('/');
+        if (slash <= 0 || slash == rest.length() - 1)
+            throw new Refusal(Reason.KV_BAD_KEY, "the path must be /api/v1/kv/<ns>/<key>");
+        return new String[] {decode(rest.substring(0, slash)), decode(rest.substring(slash + 1))};
+    }
+
+    private static String decode(String s) {
+        try {
+            return URLDecoder.decode(s.replace("+", "%2B"), StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) {
+            throw new Refusal(Reason.KV_BAD_KEY, "the path has a malformed %-escape");
+        }
+    }
+
+    /** Reads the body, refusing it with 413 as soon as it passes the body limit in force. */
+    private static byte[] readBody(Context ctx, Settings settings) {
+        long limit = settings.maxBodyBytes();
+        long declared = ctx.req().getContentLengthLong();
+        if (declared > limit) throw tooLarge(declared, limit);
+        try (InputStream in = ctx.req().getInputStream()) {
+            ByteArrayOutputStream out = new ByteArrayOutputStream(declared > 0 ? (int) declared : 1024);
+            byte[] buffer = new byte[64 * 1024];
+            for (int n; (n = in.read(buffer)) >= 0; ) {
+                out.write(buffer, 0, n);
+                if (out.size() > limit) throw tooLarge(out.size(), limit);
+            }
+            return out.toByteArray();
+        } catch (IOException e) {
+            throw new Refusal(Reason.KV_BAD_BODY, "the body could not be read: " + e.getMessage());
+        }
+    }
+
+    private static Refusal tooLarge(long size, long limit) {
+        return new Refusal(Reason.PAYLOAD_TOO_LARGE, "the body is over the limit of " + limit + " bytes" + (size > 0 ? " (" + size + ")" : ""));
+    }
+
+    static void respond(Context ctx, int status, byte[] json) {
+        ctx.status(status).contentType("application/json").result(json);
+    }
+}

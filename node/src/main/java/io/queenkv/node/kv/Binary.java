@@ -1,0 +1,75 @@
+package io.queenkv.node.kv;
+
+import java.io.DataInput;
+import java.io.DataOutput;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+
+/** The primitives of the binary formats: varints, length-prefixed UTF-8, nullable fields. */
+final class Binary {
+    private Binary() {}
+
+    static void writeVarLong(DataOutput out, long v) throws IOException {
+        while ((v & ~0x7FL) != 0) {
+            out.writeByte((int) ((v & 0x7F) | 0x80));
+            v >>>= 7;
+        }
+        out.writeByte((int) v);
+    }
+
+    static long readVarLong(DataInput in) throws IOException {
+        long v = 0;
+        for (int shift = 0; shift < 64; shift += 7) {
+            byte b = in.readByte();
+            v |= (long) (b & 0x7F) << shift;
+            if ((b & 0x80) == 0) return v;
+        }
+        throw new IOException("malformed varint");
+    }
+
+    static int readVarInt(DataInput in) throws IOException {
+        long v = readVarLong(in);
+        if (v < 0 || v > Integer.MAX_VALUE) throw new IOException("length out of range: " + v);
+        return (int) v;
+    }
+
+    static void writeString(DataOutput out, String s) throws IOException {
+        byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
+        writeVarLong(out, bytes.length);
+        out.write(bytes);
+    }
+
+    static String readString(DataInput in) throws IOException {
+        byte[] bytes = new byte[readVarInt(in)];
+        in.readFully(bytes);
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    static void writeNullableString(DataOutput out, String s) throws IOException {
+        out.writeBoolean(s != null);
+        if (s != null) writeString(out, s);
+    }
+
+    static String readNullableString(DataInput in) throws IOException {
+        return in.readBoolean() ? readString(in) : null;
+    }
+
+    static void writeJson(DataOutput out, JsonValue v) throws IOException {
+        writeNullableString(out, v == null ? null : v.json());
+    }
+
+    static JsonValue readJson(DataInput in) throws IOException {
+        String json = readNullableString(in);
+        return json == null ? null : JsonValue.of(json);
+    }
+
+    static void writeDecimal(DataOutput out, BigDecimal d) throws IOException {
+        writeNullableString(out, d == null ? null : d.toString());
+    }
+
+    static BigDecimal readDecimal(DataInput in) throws IOException {
+        String s = readNullableString(in);
+        return s == null ? null : new BigDecimal(s);
+    }
+}

@@ -1,0 +1,40 @@
+package io.queenkv.node.kv;
+
+import java.util.List;
+
+/**
+ * One Raft log entry. {@code instant} (epoch microseconds) is stamped by the leader when it accepts
+ * the entry; applying uses it and never reads a clock.
+ */
+public sealed interface Entry {
+    long instant();
+
+    Entry withInstant(long instant);
+
+    /**
+     * A call with at least one write. {@code idempotencyKey} and {@code fingerprint} are null when the
+     * caller sent no {@code Idempotency-Key}; the fingerprint identifies the call's content.
+     */
+    record WriteCall(long instant, String tenant, String idempotencyKey, String fingerprint, List<Op> ops)
+            implements Entry {
+        public WriteCall { ops = List.copyOf(ops); }
+
+        public WriteCall withInstant(long instant) {
+            return new WriteCall(instant, tenant, idempotencyKey, fingerprint, ops);
+        }
+    }
+
+    /** Deletes up to {@code maxRows} rows that are expired at the entry's instant. */
+    record Sweep(long instant, int maxRows) implements Entry {
+        public Sweep withInstant(long instant) {
+            return new Sweep(instant, maxRows);
+        }
+    }
+
+    /** Puts new cluster-wide settings in force from this entry's index on. */
+    record ChangeSettings(long instant, Settings settings) implements Entry {
+        public ChangeSettings withInstant(long instant) {
+            return new ChangeSettings(instant, settings);
+        }
+    }
+}

@@ -1,0 +1,245 @@
+package io.queenkv.node.kv;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInput;
+import java.io.DataInputStream;
+import java.io.DataOutput;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.queenkv.node.kv.Entry.ChangeSettings;
+import io.queenkv.node.kv.Entry.Sweep;
+import io.queenkv.node.kv.Entry.WriteCall;
+
+/**
+ * Log entries as compact binary. The instant is the first 8 bytes, so the leader stamps it into an
+ * encoded entry without decoding the rest ({@link #stampInstant}).
+ */
+public final class EntryCodec {
+    private static final byte WRITE_CALL = 1, SWEEP = 2, CHANGE_SETTINGS = 3;
+    private static final byte GET = 1, GET_MANY = 2, GET_PREFIX = 3, PUT = 4, PUT_IF_ABSENT = 5, DELETE = 6, INCR = 7, CHECK = 8;
+
+    private EntryCodec() {}
+
+    public static byte[] encode(Entry entry) {
+        try {
+            ByteArrayOutputStream bytes = new ByteArrayOutputStream(256);
+            DataOutputStream out = new DataOutputStream(bytes);
+            out.writeLong(entry.instant());
+            if (entry instanceof WriteCall call) {
+                out.writeByte(WRITE_CALL);
+                Binary.writeString(out, call.tenant());
+                Binary.writeNullableString(out, call.idempotencyKey());
+                Binary.writeNullableString(out, call.fingerprint());
+                writeOps(out, call.ops());
+            } else if (entry instanceof Sweep sweep) {
+                out.writeByte(SWEEP);
+                Binary.writeVarLong(out, sweep.maxRows());
+            } else if (entry instanceof ChangeSettings change) {
+                out.writeByte(CHANGE_SETTINGS);
+                writeSettings(out, change.settings());
+            }
+            return bytes.toByteArray();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public static Entry decode(byte[] data) {
+        try {
+            DataInputStream in = new DataInputStream(new ByteArrayInputStream(data));
+            long instant = in.readLong();
+            byte kind = in.readByte();
+            return switch (kind) {
+                case WRITE_CALL -> new WriteCall(instant, Binary.readString(in), Binary.readNullableString(in),
+                        Binary.readNullableString(in), readOps(in));
+                case SWEEP -> new Sweep(instant, Binary.readVarInt(in));
+                case CHANGE_SETTINGS -> new ChangeSettings(instant, readSettings(in));
+                default -> throw new IOException("unknown entry kind " + kind);
+            };
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** A read-only call as sent to a node's state machine: the tenant and the ops. */
+    public record ReadQuery(String tenant, List<Op> ops) {}
+
+    public static byte[] encodeQuery(ReadQuery query) {
+        try {
+            ByteArrayOutputStream bytes = new ByteArrayOutputStream(128);
+            DataOutputStream out = new DataOutputStream(bytes);
+            Binary.writeString(out, query.tenant());
+            writeOps(out, query.ops());
+            return bytes.toByteArray();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public static ReadQuery decodeQuery(byte[] data) {
+        try {
+            DataInputStream in = new DataInputStream(new ByteArrayInputStream(data));
+            return new ReadQuery(Binary.readString(in), readOps(in));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** A copy of an encoded entry with its instant replaced. */
+    public static byte[] stampInstant(byte[] encoded, long instant) {
+        byte[] copy = encoded.clone();
+        ByteBuffer.wrap(copy).putLong(0, instant);
+        return copy;
+    }
+
+    static void writeSettings(DataOutput out, Settings s) throws IOException {
+        Binary.writeVarLong(out, s.maxOpsPerCall());
+        Binary.writeVarLong(out, s.maxKeysPerCall());
+        Binary.writeVarLong(out, s.maxValueBytes());
+        Binary.writeVarLong(out, s.maxBodyBytes());
+        Binary.writeVarLong(out, s.writeRate());
+        Binary.writeVarLong(out, s.readRate());
+    }
+
+    static Settings readSettings(DataInput in) throws IOException {
+        return new Settings(Binary.readVarInt(in), Binary.readVarInt(in), Binary.readVarInt(in), Binary.readVarLong(in),
+                Binary.readVarInt(in), Binary.readVarInt(in));
+    }
+
+    private static void writeOps(DataOutput out, List<Op> ops) throws IOException {
+        Binary.writeVarLong(out, ops.size());
+        for (Op op : ops) {
+            if (op instanceof Op.Get o) {
+                out.writeByte(GET);
+                Binary.writeString(out, o.key());
+            } else if (op instanceof Op.GetMany o) {
+                out.writeByte(GET_MANY);
+                Binary.writeVarLong(out, o.keys().size());
+                for (String key : o.keys()) Binary.writeString(out, key);
+            } else if (op instanceof Op.GetPrefix o) {
+                out.writeByte(GET_PREFIX);
+                Binary.writeString(out, o.prefix());
+                Binary.writeNullableString(out, o.after());
+                Binary.writeVarLong(out, o.limit());
+                out.writeBoolean(o.keysOnly());
+            } else if (op instanceof Op.Put o) {
+                out.writeByte(PUT);
+                Binary.writeString(out, o.key());
+                Binary.writeJson(out, o.value());
+                writeExpiry(out, o.expiry());
+                writeExpect(out, o.expect());
+            } else if (op instanceof Op.PutIfAbsent o) {
+                out.writeByte(PUT_IF_ABSENT);
+                Binary.writeString(out, o.key());
+                Binary.writeJson(out, o.value());
+                writeExpiry(out, o.expiry());
+            } else if (op instanceof Op.Delete o) {
+                out.writeByte(DELETE);
+                Binary.writeString(out, o.key());
+                writeExpect(out, o.expect());
+            } else if (op instanceof Op.Incr o) {
+                out.writeByte(INCR);
+                Binary.writeString(out, o.key());
+                Binary.writeDecimal(out, o.delta());
+                Binary.writeDecimal(out, o.min());
+                Binary.writeDecimal(out, o.max());
+                writeExpiry(out, o.expiry());
+            } else if (op instanceof Op.Check o) {
+                out.writeByte(CHECK);
+                Binary.writeString(out, o.key());
+                Binary.writeVarLong(out, o.expect());
+            }
+            Binary.writeString(out, op.ns());
+            out.writeBoolean(op.required());
+        }
+    }
+
+    private static List<Op> readOps(DataInput in) throws IOException {
+        int count = Binary.readVarInt(in);
+        List<Op> ops = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) ops.add(readOp(in));
+        return ops;
+    }
+
+    private static Op readOp(DataInput in) throws IOException {
+        byte tag = in.readByte();
+        // The op's own fields come first; ns and required close every op.
+        return switch (tag) {
+            case GET -> {
+                String key = Binary.readString(in);
+                yield new Op.Get(Binary.readString(in), key, in.readBoolean());
+            }
+            case GET_MANY -> {
+                int n = Binary.readVarInt(in);
+                List<String> keys = new ArrayList<>(n);
+                for (int k = 0; k < n; k++) keys.add(Binary.readString(in));
+                yield new Op.GetMany(Binary.readString(in), keys, in.readBoolean());
+            }
+            case GET_PREFIX -> {
+                String prefix = Binary.readString(in);
+                String after = Binary.readNullableString(in);
+                int limit = Binary.readVarInt(in);
+                boolean keysOnly = in.readBoolean();
+                yield new Op.GetPrefix(Binary.readString(in), prefix, after, limit, keysOnly, in.readBoolean());
+            }
+            case PUT -> {
+                String key = Binary.readString(in);
+                JsonValue value = Binary.readJson(in);
+                Expiry expiry = readExpiry(in);
+                Long expect = readExpect(in);
+                yield new Op.Put(Binary.readString(in), key, value, expiry, expect, in.readBoolean());
+            }
+            case PUT_IF_ABSENT -> {
+                String key = Binary.readString(in);
+                JsonValue value = Binary.readJson(in);
+                Expiry expiry = readExpiry(in);
+                yield new Op.PutIfAbsent(Binary.readString(in), key, value, expiry, in.readBoolean());
+            }
+            case DELETE -> {
+                String key = Binary.readString(in);
+                Long expect = readExpect(in);
+                yield new Op.Delete(Binary.readString(in), key, expect, in.readBoolean());
+            }
+            case INCR -> {
+                String key = Binary.readString(in);
+                var delta = Binary.readDecimal(in);
+                var min = Binary.readDecimal(in);
+                var max = Binary.readDecimal(in);
+                Expiry expiry = readExpiry(in);
+                yield new Op.Incr(Binary.readString(in), key, delta, min, max, expiry, in.readBoolean());
+            }
+            case CHECK -> {
+                String key = Binary.readString(in);
+                long expect = Binary.readVarLong(in);
+                yield new Op.Check(Binary.readString(in), key, expect, in.readBoolean());
+            }
+            default -> throw new IOException("unknown op tag " + tag);
+        };
+    }
+
+    /** 0 = forever; otherwise the TTL in seconds (always > 0). */
+    private static void writeExpiry(DataOutput out, Expiry expiry) throws IOException {
+        Binary.writeVarLong(out, expiry instanceof Expiry.Ttl ttl ? ttl.seconds() : 0);
+    }
+
+    private static Expiry readExpiry(DataInput in) throws IOException {
+        long seconds = Binary.readVarLong(in);
+        return seconds == 0 ? Expiry.FOREVER : new Expiry.Ttl(seconds);
+    }
+
+    /** 0 = no expect; otherwise expect + 1. */
+    private static void writeExpect(DataOutput out, Long expect) throws IOException {
+        Binary.writeVarLong(out, expect == null ? 0 : expect + 1);
+    }
+
+    private static Long readExpect(DataInput in) throws IOException {
+        long v = Binary.readVarLong(in);
+        return v == 0 ? null : v - 1;
+    }
+}

@@ -1,0 +1,355 @@
+package io.queenkv.node.kv;
+
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.NavigableSet;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+import io.queenkv.node.kv.Op.Check;
+import io.queenkv.node.kv.Op.Delete;
+import io.queenkv.node.kv.Op.Get;
+import io.queenkv.node.kv.Op.GetMany;
+import io.queenkv.node.kv.Op.GetPrefix;
+import io.queenkv.node.kv.Op.Incr;
+import io.queenkv.node.kv.Op.Put;
+import io.queenkv.node.kv.Op.PutIfAbsent;
+import io.queenkv.node.kv.Outcome.Completed;
+import io.queenkv.node.kv.Outcome.IdempotencyKeyReused;
+import io.queenkv.node.kv.Outcome.PreconditionFailed;
+import io.queenkv.node.kv.Result.GetManyResult;
+import io.queenkv.node.kv.Result.GetPrefixResult;
+import io.queenkv.node.kv.Result.GetResult;
+import io.queenkv.node.kv.Result.ReadRow;
+import io.queenkv.node.kv.Result.WriteResult;
+
+/**
+ * The replicated state and every rule of the contract that decides an answer. Deterministic: no
+ * clock, no I/O, no threads. {@link #apply} runs each committed log entry in order on every node;
+ * {@link #read} answers a read-only call from local state. Not thread-safe: the caller serializes
+ * {@code apply} against {@code read}.
+ */
+public final class KvEngine {
+    /** Values read per call before getMany/getPrefix answer {@code truncated:true}. */
+    public static final long READ_BUDGET_BYTES = 4L * 1024 * 1024;
+    /** How long a write call's answer is kept for retries with the same Idempotency-Key. */
+    public static final long IDEMPOTENCY_RETENTION_MICROS = 10L * 60 * 1_000_000;
+
+    record Scope(String tenant, String ns) {}
+
+    /** A row waiting for the sweep; ordered by expiry first. */
+    record Due(long expiresAt, String tenant, String ns, String key) {
+        static final Comparator<Due> ORDER = Comparator.comparingLong(Due::expiresAt)
+                .thenComparing(Due::tenant).thenComparing(Due::ns).thenComparing(Due::key);
+    }
+
+    record IdempotencyId(String tenant, String key) {}
+
+    record IdempotencyRecord(String fingerprint, Outcome outcome, long expiresAt) {}
+
+    final Map<Scope, NavigableMap<String, Row>> spaces = new HashMap<>();
+    final NavigableSet<Due> dueRows = new TreeSet<>(Due.ORDER);
+    /** Insertion order is expiry order, because entry instants never go backwards. */
+    final LinkedHashMap<IdempotencyId, IdempotencyRecord> idempotency = new LinkedHashMap<>();
+    long nextVersion = 1;
+    long lastInstant = 0;
+    Settings settings;
+    long settingsIndex = 0;
+    private long keyCount = 0;
+    private long valueBytes = 0;
+
+    /** A fresh store whose settings are {@code seed} until settings are committed through the log. */
+    public KvEngine(Settings seed) {
+        this.settings = seed;
+    }
+
+    public Settings settings() { return settings; }
+
+    /** The log index of the entry that put the settings in force; 0 while the seed is in force. */
+    public long settingsIndex() { return settingsIndex; }
+
+    /** The instant of the last applied entry (epoch microseconds). */
+    public long lastInstant() { return lastInstant; }
+
+    /** Stored rows, expired ones not yet swept included. */
+    public long keyCount() { return keyCount; }
+
+    /** Compact JSON bytes of the stored values. */
+    public long valueBytes() { return valueBytes; }
+
+    /** Applies one committed log entry at {@code index}. */
+    public Outcome apply(long index, Entry entry) {
+        long now = Math.max(entry.instant(), lastInstant);
+        lastInstant = now;
+        forgetIdempotencyRecords(now);
+        if (entry instanceof Entry.WriteCall call) return applyCall(call, now);
+        if (entry instanceof Entry.Sweep sweep) {
+            sweep(now, sweep.maxRows());
+        } else if (entry instanceof Entry.ChangeSettings change) {
+            settings = change.settings();
+            settingsIndex = index;
+        }
+        return new Completed(List.of());
+    }
+
+    /** Answers a read-only call as of {@code now}, which never goes behind the last applied entry. */
+    public Completed read(String tenant, List<Op> ops, long now) {
+        for (Op op : ops) if (op.isWrite()) throw new IllegalArgumentException("read() takes reads only: " + op.name());
+        return (Completed) new Evaluation(tenant, Math.max(now, lastInstant)).run(ops);
+    }
+
+    /** Whether any row is expired at {@code now} and waits for a sweep. */
+    public boolean hasDueRows(long now) {
+        return !dueRows.isEmpty() && dueRows.first().expiresAt() <= now;
+    }
+
+    private Outcome applyCall(Entry.WriteCall call, long now) {
+        IdempotencyId id = call.idempotencyKey() == null ? null : new IdempotencyId(call.tenant(), call.idempotencyKey());
+        if (id != null) {
+            IdempotencyRecord recorded = idempotency.get(id);
+            if (recorded != null)
+                return recorded.fingerprint().equals(call.fingerprint()) ? recorded.outcome() : new IdempotencyKeyReused();
+        }
+        Outcome outcome = new Evaluation(call.tenant(), now).run(call.ops());
+        if (id != null) idempotency.put(id, new IdempotencyRecord(call.fingerprint(), outcome, now + IDEMPOTENCY_RETENTION_MICROS));
+        return outcome;
+    }
+
+    private void forgetIdempotencyRecords(long now) {
+        Iterator<IdempotencyRecord> it = idempotency.values().iterator();
+        while (it.hasNext() && it.next().expiresAt() <= now) it.remove();
+    }
+
+    private void sweep(long now, int maxRows) {
+        for (int removed = 0; removed < maxRows && hasDueRows(now); removed++) {
+            Due due = dueRows.first();
+            replace(new Scope(due.tenant(), due.ns()), due.key(), null);
+        }
+    }
+
+    /** Puts {@code row} (or removes the key when null), keeping the expiry index and counters true. */
+    private Row replace(Scope scope, String key, Row row) {
+        NavigableMap<String, Row> space = spaces.computeIfAbsent(scope, s -> new TreeMap<>(KeyOrder.BYTES));
+        Row previous = row == null ? space.remove(key) : space.put(key, row);
+        if (previous != null) {
+            keyCount--;
+            valueBytes -= previous.value().utf8Length();
+            if (!previous.forever()) dueRows.remove(new Due(previous.expiresAt(), scope.tenant(), scope.ns(), key));
+        }
+        if (row != null) {
+            keyCount++;
+            valueBytes += row.value().utf8Length();
+            if (!row.forever()) dueRows.add(new Due(row.expiresAt(), scope.tenant(), scope.ns(), key));
+        }
+        if (space.isEmpty()) spaces.remove(scope);
+        return previous;
+    }
+
+    /** Restores a row from a snapshot. */
+    void restoreRow(String tenant, String ns, String key, Row row) {
+        replace(new Scope(tenant, ns), key, row);
+    }
+
+    /**
+     * One call evaluated against the store. Writes go straight into the store with an undo log, so
+     * the call's later reads see them, and a lost {@code required} op rolls them all back.
+     */
+    private final class Evaluation {
+        private record Undo(Scope scope, String key, Row previous) {}
+
+        private final String tenant;
+        private final long now;
+        private final List<Undo> undo = new ArrayList<>();
+        private final long versionAtStart = nextVersion;
+        private long readBudget = READ_BUDGET_BYTES;
+
+        Evaluation(String tenant, long now) {
+            this.tenant = tenant;
+            this.now = now;
+        }
+
+        Outcome run(List<Op> ops) {
+            List<Result> results = new ArrayList<>(ops.size());
+            for (int i = 0; i < ops.size(); i++) {
+                Op op = ops.get(i);
+                Result result = evaluate(i, op);
+                if (op.required() && result instanceof WriteResult w && !w.applied()) {
+                    rollBack();
+                    return new PreconditionFailed(i, w.reason(), w.version(), w.value());
+                }
+                results.add(result);
+            }
+            return new Completed(results);
+        }
+
+        private Result evaluate(int i, Op op) {
+            if (op instanceof Get get) return get(i, get);
+            if (op instanceof GetMany many) return getMany(i, many);
+            if (op instanceof GetPrefix prefix) return getPrefix(i, prefix);
+            if (op instanceof Put put) return put(i, put);
+            if (op instanceof PutIfAbsent pia) return putIfAbsent(i, pia);
+            if (op instanceof Delete delete) return delete(i, delete);
+            if (op instanceof Incr incr) return incr(i, incr);
+            if (op instanceof Check check) return check(i, check);
+            throw new IllegalStateException("unknown op " + op);
+        }
+
+        // ---- reads
+
+        private Result get(int i, Get op) {
+            Row row = live(op.ns(), op.key());
+            if (row == null) return new GetResult(i, op.key(), null);
+            readBudget -= row.value().utf8Length();
+            return new GetResult(i, op.key(), readRow(op.key(), row, true));
+        }
+
+        private Result getMany(int i, GetMany op) {
+            Set<String> wanted = new LinkedHashSet<>(op.keys());
+            List<String> missing = new ArrayList<>();
+            TreeMap<String, Row> found = new TreeMap<>(KeyOrder.BYTES);
+            for (String key : wanted) {
+                Row row = live(op.ns(), key);
+                if (row == null) missing.add(key);
+                else found.put(key, row);
+            }
+            List<ReadRow> rows = new ArrayList<>(found.size());
+            boolean truncated = false;
+            for (Map.Entry<String, Row> e : found.entrySet()) {
+                if (!spend(e.getValue())) {
+                    truncated = true;
+                    break;
+                }
+                rows.add(readRow(e.getKey(), e.getValue(), true));
+            }
+            return new GetManyResult(i, rows, missing, truncated);
+        }
+
+        private Result getPrefix(int i, GetPrefix op) {
+            NavigableMap<String, Row> space = spaces.getOrDefault(new Scope(tenant, op.ns()), new TreeMap<>(KeyOrder.BYTES));
+            boolean fromCursor = op.after() != null && KeyOrder.BYTES.compare(op.after(), op.prefix()) >= 0;
+            NavigableMap<String, Row> tail = fromCursor ? space.tailMap(op.after(), false) : space.tailMap(op.prefix(), true);
+            List<ReadRow> rows = new ArrayList<>();
+            boolean truncated = false;
+            for (Map.Entry<String, Row> e : tail.entrySet()) {
+                if (!e.getKey().startsWith(op.prefix())) break;
+                Row row = e.getValue();
+                if (!row.liveAt(now)) continue;
+                if (rows.size() == op.limit() || (!op.keysOnly() && !spend(row))) {
+                    truncated = true;
+                    break;
+                }
+                rows.add(readRow(e.getKey(), row, !op.keysOnly()));
+            }
+            String nextAfter = !truncated ? null : rows.isEmpty() ? op.after() : rows.get(rows.size() - 1).key();
+            return new GetPrefixResult(i, rows, truncated, nextAfter);
+        }
+
+        /** Charges a row's value to the read budget; false (and nothing charged) when it does not fit. */
+        private boolean spend(Row row) {
+            if (row.value().utf8Length() > readBudget) return false;
+            readBudget -= row.value().utf8Length();
+            return true;
+        }
+
+        private ReadRow readRow(String key, Row row, boolean withValue) {
+            return new ReadRow(key, withValue ? row.value() : null, row.version(), row.expiresAt(), row.updatedAt());
+        }
+
+        // ---- writes
+
+        private Result put(int i, Put op) {
+            Row current = live(op.ns(), op.key());
+            WriteResult lost = op.expect() == null ? null : lostPrecondition(i, op, current, op.expect());
+            return lost != null ? lost : write(i, op, op.value(), op.expiry().expiresAt(now));
+        }
+
+        private Result putIfAbsent(int i, PutIfAbsent op) {
+            Row current = live(op.ns(), op.key());
+            WriteResult lost = lostPrecondition(i, op, current, 0);
+            return lost != null ? lost : write(i, op, op.value(), op.expiry().expiresAt(now));
+        }
+
+        private Result delete(int i, Delete op) {
+            Row current = live(op.ns(), op.key());
+            if (op.expect() != null) {
+                WriteResult lost = lostPrecondition(i, op, current, op.expect());
+                if (lost != null) return lost;
+            }
+            if (current == null) {
+                // Only `expect: 0` reaches here with an absent key: the assertion holds, nothing to delete.
+                if (op.expect() != null) return new WriteResult(i, op.name(), true, null, op.key(), JsonValue.NULL, 0);
+                return lost(i, op, WriteReason.ABSENT, null);
+            }
+            store(op.ns(), op.key(), null);
+            return new WriteResult(i, op.name(), true, null, op.key(), current.value(), current.version());
+        }
+
+        private Result incr(int i, Incr op) {
+            Row current = live(op.ns(), op.key());
+            BigDecimal base = BigDecimal.ZERO;
+            if (current != null) {
+                var number = current.value().asNumber();
+                if (number.isEmpty()) return lost(i, op, WriteReason.TYPE, current);
+                base = number.get();
+            }
+            BigDecimal next = base.add(op.delta());
+            if ((op.min() != null && next.compareTo(op.min()) < 0) || (op.max() != null && next.compareTo(op.max()) > 0))
+                return lost(i, op, WriteReason.LIMIT, current);
+            // A live counter keeps its lifetime; a new or expired one takes this op's.
+            long expiresAt = current != null ? current.expiresAt() : op.expiry().expiresAt(now);
+            return write(i, op, JsonValue.ofNumber(next), expiresAt);
+        }
+
+        private Result check(int i, Check op) {
+            WriteResult lost = lostPrecondition(i, op, live(op.ns(), op.key()), op.expect());
+            return lost != null ? lost : new WriteResult(i, op.name(), true, null, op.key(), null, op.expect());
+        }
+
+        /** The answer of a write whose {@code expect} does not hold, or null when it holds. */
+        private WriteResult lostPrecondition(int i, Op.Write op, Row current, long expect) {
+            if (expect == 0) return current == null ? null : lost(i, op, WriteReason.EXISTS, current);
+            if (current == null) return lost(i, op, WriteReason.ABSENT, null);
+            return current.version() == expect ? null : lost(i, op, WriteReason.VERSION, current);
+        }
+
+        private WriteResult lost(int i, Op.Write op, WriteReason reason, Row current) {
+            return current == null
+                    ? new WriteResult(i, op.name(), false, reason, op.key(), JsonValue.NULL, 0)
+                    : new WriteResult(i, op.name(), false, reason, op.key(), current.value(), current.version());
+        }
+
+        private WriteResult write(int i, Op.Write op, JsonValue value, long expiresAt) {
+            long version = nextVersion++;
+            store(op.ns(), op.key(), new Row(value, version, expiresAt, now));
+            return new WriteResult(i, op.name(), true, null, op.key(), value, version);
+        }
+
+        // ---- state access
+
+        private Row live(String ns, String key) {
+            NavigableMap<String, Row> space = spaces.get(new Scope(tenant, ns));
+            Row row = space == null ? null : space.get(key);
+            return row != null && row.liveAt(now) ? row : null;
+        }
+
+        private void store(String ns, String key, Row row) {
+            Scope scope = new Scope(tenant, ns);
+            undo.add(new Undo(scope, key, replace(scope, key, row)));
+        }
+
+        private void rollBack() {
+            for (int u = undo.size() - 1; u >= 0; u--) replace(undo.get(u).scope(), undo.get(u).key(), undo.get(u).previous());
+            undo.clear();
+            nextVersion = versionAtStart;
+        }
+    }
+}

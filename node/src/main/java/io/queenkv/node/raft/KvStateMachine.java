@@ -1,0 +1,164 @@
+package io.queenkv.node.raft;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.StandardCopyOption;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
+
+import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientRequest;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.protocol.TermIndex;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.statemachine.StateMachineStorage;
+import org.apache.ratis.statemachine.TransactionContext;
+import org.apache.ratis.statemachine.impl.BaseStateMachine;
+import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
+import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.MD5FileUtil;
+
+import io.queenkv.node.kv.Entry;
+import io.queenkv.node.kv.EntryCodec;
+import io.queenkv.node.kv.KvEngine;
+import io.queenkv.node.kv.OutcomeCodec;
+import io.queenkv.node.kv.Settings;
+import io.queenkv.node.kv.SnapshotCodec;
+
+/**
+ * The Ratis adapter around {@link KvEngine}: the leader stamps each entry's instant, every node
+ * applies entries to the engine, reads run against local state after Ratis' ReadIndex barrier, and
+ * snapshots are the engine's state in one file with an MD5 beside it and a CRC inside.
+ */
+final class KvStateMachine extends BaseStateMachine {
+    private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
+    private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
+    private final Settings seed;
+    private final LongSupplier clockMicros;
+    private KvEngine engine;
+    /** The last instant this node stamped as leader; stamps never go backwards. */
+    private long lastStamp;
+
+    KvStateMachine(Settings seed, LongSupplier clockMicros) {
+        this.seed = seed;
+        this.clockMicros = clockMicros;
+        this.engine = new KvEngine(seed);
+    }
+
+    @Override
+    public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
+        super.initialize(server, groupId, raftStorage);
+        storage.init(raftStorage);
+        loadSnapshot(storage.getLatestSnapshot());
+    }
+
+    @Override
+    public void reinitialize() throws IOException {
+        loadSnapshot(storage.loadLatestSnapshot());
+    }
+
+    @Override
+    public StateMachineStorage getStateMachineStorage() {
+        return storage;
+    }
+
+    /** Runs {@code query} against the engine under the read lock. */
+    <T> T withEngine(Function<KvEngine, T> query) {
+        lock.readLock().lock();
+        try {
+            return query.apply(engine);
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    /** Leader only: stamp the entry's instant, never behind the last stamp or the applied state. */
+    @Override
+    public TransactionContext startTransaction(RaftClientRequest request) throws IOException {
+        byte[] data = request.getMessage().getContent().toByteArray();
+        long instant;
+        synchronized (this) {
+            long applied = withEngine(KvEngine::lastInstant);
+            lastStamp = Math.max(Math.max(lastStamp, applied), clockMicros.getAsLong());
+            instant = lastStamp;
+        }
+        return TransactionContext.newBuilder()
+                .setStateMachine(this)
+                .setClientRequest(request)
+                .setLogData(ByteString.copyFrom(EntryCodec.stampInstant(data, instant)))
+                .build();
+    }
+
+    @Override
+    public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
+        LogEntryProto log = trx.getLogEntry();
+        Entry entry = EntryCodec.decode(log.getStateMachineLogEntry().getLogData().toByteArray());
+        byte[] reply;
+        lock.writeLock().lock();
+        try {
+            reply = OutcomeCodec.encode(engine.apply(log.getIndex(), entry));
+            updateLastAppliedTermIndex(log.getTerm(), log.getIndex());
+        } finally {
+            lock.writeLock().unlock();
+        }
+        return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(reply)));
+    }
+
+    /** A read-only call, reached only after Ratis' linearizable ReadIndex barrier. */
+    @Override
+    public CompletableFuture<Message> query(Message request) {
+        try {
+            EntryCodec.ReadQuery q = EntryCodec.decodeQuery(request.getContent().toByteArray());
+            byte[] reply = OutcomeCodec.encode(withEngine(e -> e.read(q.tenant(), q.ops(), clockMicros.getAsLong())));
+            return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(reply)));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    @Override
+    public long takeSnapshot() throws IOException {
+        lock.readLock().lock();
+        try {
+            TermIndex last = getLastAppliedTermIndex();
+            if (last == null || last.getIndex() < 0) return -1;
+            File file = storage.getSnapshotFile(last.getTerm(), last.getIndex());
+            File temp = new File(file.getPath() + ".tmp");
+            try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(temp.toPath()), 1 << 16)) {
+                SnapshotCodec.write(engine, out);
+            }
+            Files.move(temp.toPath(), file.toPath(), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            MD5FileUtil.computeAndSaveMd5ForFile(file);
+            return last.getIndex();
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
+    private void loadSnapshot(SingleFileSnapshotInfo snapshot) throws IOException {
+        if (snapshot == null) return;
+        File file = snapshot.getFile().getPath().toFile();
+        if (snapshot.getFile().getFileDigest() != null) MD5FileUtil.verifySavedMD5(file, snapshot.getFile().getFileDigest());
+        KvEngine restored;
+        try (InputStream in = new BufferedInputStream(Files.newInputStream(file.toPath()), 1 << 16)) {
+            restored = SnapshotCodec.read(in, seed);
+        }
+        lock.writeLock().lock();
+        try {
+            engine = restored;
+            setLastAppliedTermIndex(snapshot.getTermIndex());
+        } finally {
+            lock.writeLock().unlock();
+        }
+    }
+}

@@ -1,0 +1,56 @@
+package io.queenkv.node.raft;
+
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.queenkv.node.kv.Entry;
+import io.queenkv.node.kv.KvEngine;
+
+/**
+ * What only the leader does, on a timer: commit the seed settings of a new cluster once, and sweep
+ * expired rows through the log in bounded batches.
+ */
+public final class LeaderDuties implements AutoCloseable {
+    static final int SWEEP_BATCH_ROWS = 1_000;
+    private static final Logger LOG = LoggerFactory.getLogger(LeaderDuties.class);
+
+    private final ReplicatedKv kv;
+    private final LongSupplier clockMicros;
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "queen-kv-leader-duties");
+        t.setDaemon(true);
+        return t;
+    });
+
+    public LeaderDuties(ReplicatedKv kv, LongSupplier clockMicros, long periodMillis) {
+        this.kv = kv;
+        this.clockMicros = clockMicros;
+        timer.scheduleWithFixedDelay(this::run, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
+    }
+
+    private void run() {
+        try {
+            var info = kv.division().getInfo();
+            if (!info.isLeader() || !info.isLeaderReady()) return;
+            if (kv.local(KvEngine::settingsIndex) == 0) {
+                kv.write(new Entry.ChangeSettings(0, kv.config().seedSettings())).get(10, TimeUnit.SECONDS);
+                LOG.info("committed the seed settings of this new cluster: {}", kv.config().seedSettings());
+            }
+            long now = clockMicros.getAsLong();
+            while (kv.local(e -> e.hasDueRows(now)))
+                kv.write(new Entry.Sweep(0, SWEEP_BATCH_ROWS)).get(10, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            LOG.debug("leader duties skipped this round: {}", e.toString());
+        }
+    }
+
+    @Override
+    public void close() {
+        timer.shutdownNow();
+    }
+}

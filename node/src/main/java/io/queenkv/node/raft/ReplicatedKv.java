@@ -1,0 +1,194 @@
+package io.queenkv.node.raft;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
+
+import org.apache.ratis.RaftConfigKeys;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.client.RaftClientConfigKeys;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.exceptions.LeaderNotReadyException;
+import org.apache.ratis.protocol.exceptions.NotLeaderException;
+import org.apache.ratis.protocol.exceptions.RaftRetryFailureException;
+import org.apache.ratis.protocol.exceptions.TimeoutIOException;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.rpc.SupportedRpcType;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.SizeInBytes;
+import org.apache.ratis.util.TimeDuration;
+
+import io.queenkv.node.config.NodeConfig;
+import io.queenkv.node.kv.Entry;
+import io.queenkv.node.kv.EntryCodec;
+import io.queenkv.node.kv.KvEngine;
+import io.queenkv.node.kv.Op;
+import io.queenkv.node.kv.Outcome;
+import io.queenkv.node.kv.OutcomeCodec;
+import io.queenkv.node.kv.Refusal;
+import io.queenkv.node.kv.Refusal.Reason;
+
+/**
+ * This node's Raft member and its client: writes become one log entry each, reads pass the
+ * linearizable ReadIndex barrier of this node. Failures surface as {@link Refusal}s with the
+ * contract's 503 reasons.
+ */
+public final class ReplicatedKv implements AutoCloseable {
+    /** One group per cluster; its id is fixed so every node of every cluster agrees without config. */
+    static final RaftGroupId GROUP_ID = RaftGroupId.valueOf(UUID.nameUUIDFromBytes("queen-kv".getBytes(StandardCharsets.UTF_8)));
+    private static final TimeDuration REQUEST_TIMEOUT = TimeDuration.valueOf(3, TimeUnit.SECONDS);
+
+    private final NodeConfig config;
+    private final KvStateMachine stateMachine;
+    private final RaftServer server;
+    private final RaftClient client;
+    private final RaftPeerId selfId;
+
+    public ReplicatedKv(NodeConfig config, LongSupplier clockMicros) throws IOException {
+        this.config = config;
+        this.selfId = RaftPeerId.valueOf(config.nodeId());
+        this.stateMachine = new KvStateMachine(config.seedSettings(), clockMicros);
+        RaftGroup group = RaftGroup.valueOf(GROUP_ID, toPeers(config.peers()));
+        this.server = RaftServer.newBuilder()
+                .setServerId(selfId)
+                .setGroup(group)
+                .setProperties(serverProperties(config))
+                .setStateMachine(stateMachine)
+                .setOption(RaftStorage.StartupOption.RECOVER)
+                .build();
+        server.start();
+        this.client = RaftClient.newBuilder()
+                .setProperties(clientProperties())
+                .setRaftGroup(group)
+                .setLeaderId(null)
+                .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(10, TimeDuration.valueOf(300, TimeUnit.MILLISECONDS)))
+                .build();
+    }
+
+    private static RaftProperties serverProperties(NodeConfig config) {
+        RaftProperties p = new RaftProperties();
+        RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
+        GrpcConfigKeys.Server.setPort(p, config.raftPort());
+        RaftServerConfigKeys.setStorageDir(p, List.of(config.dataDir().toAbsolutePath().toFile()));
+        RaftServerConfigKeys.Rpc.setTimeoutMin(p, TimeDuration.valueOf(1, TimeUnit.SECONDS));
+        RaftServerConfigKeys.Rpc.setTimeoutMax(p, TimeDuration.valueOf(2, TimeUnit.SECONDS));
+        RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
+        RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
+        RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, 10_000);
+        RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
+        RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
+        // A call may carry 256 values of 64 KiB: entries and appends must fit the body limit.
+        SizeInBytes max = SizeInBytes.valueOf(config.seedSettings().maxBodyBytes() + (1 << 20));
+        RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(Math.max(max.getSize() * 2, 64L << 20)));
+        RaftServerConfigKeys.Log.Appender.setBufferByteLimit(p, max);
+        RaftServerConfigKeys.Log.setWriteBufferSize(p, SizeInBytes.valueOf(max.getSize() + 8));
+        GrpcConfigKeys.setMessageSizeMax(p, SizeInBytes.valueOf(max.getSize() * 2));
+        return p;
+    }
+
+    private static RaftProperties clientProperties() {
+        RaftProperties p = new RaftProperties();
+        RaftClientConfigKeys.Rpc.setRequestTimeout(p, REQUEST_TIMEOUT);
+        GrpcConfigKeys.setMessageSizeMax(p, SizeInBytes.valueOf(256L << 20));
+        return p;
+    }
+
+    static List<RaftPeer> toPeers(List<NodeConfig.Peer> peers) {
+        List<RaftPeer> out = new ArrayList<>();
+        for (NodeConfig.Peer p : peers)
+            out.add(RaftPeer.newBuilder().setId(p.id()).setAddress(p.raftAddress())
+                    .setClientAddress(p.raftAddress()).setAdminAddress(p.raftAddress())
+                    .setDataStreamAddress(p.httpAddress()).build());
+        return out;
+    }
+
+    /**
+     * A member's HTTP address. Queen KV does not use Ratis data streams, so the peer's data-stream
+     * address field carries the HTTP address, and membership changes keep it with the peer.
+     */
+    public static String httpAddressOf(RaftPeer peer) {
+        return peer.getDataStreamAddress();
+    }
+
+    /** Proposes one log entry; completes with the engine's outcome once it is applied. */
+    public CompletableFuture<Outcome> write(Entry entry) {
+        Message message = Message.valueOf(ByteString.copyFrom(EntryCodec.encode(entry)));
+        return client.async().send(message).thenApply(ReplicatedKv::outcomeOf);
+    }
+
+    /** A linearizable read on this node: ReadIndex first, then the local state. */
+    public CompletableFuture<Outcome> read(String tenant, List<Op> ops) {
+        Message message = Message.valueOf(ByteString.copyFrom(EntryCodec.encodeQuery(new EntryCodec.ReadQuery(tenant, ops))));
+        return client.async().sendReadOnly(message, selfId).thenApply(ReplicatedKv::outcomeOf);
+    }
+
+    /** Reads local engine state (no barrier): status, metrics, the sweeper. */
+    public <T> T local(Function<KvEngine, T> query) {
+        return stateMachine.withEngine(query);
+    }
+
+    public RaftServer.Division division() {
+        try {
+            return server.getDivision(GROUP_ID);
+        } catch (IOException e) {
+            throw new IllegalStateException("the Raft group is not running", e);
+        }
+    }
+
+    public RaftClient client() {
+        return client;
+    }
+
+    public RaftPeerId selfId() {
+        return selfId;
+    }
+
+    public NodeConfig config() {
+        return config;
+    }
+
+    private static Outcome outcomeOf(RaftClientReply reply) {
+        if (!reply.isSuccess()) throw unavailable(reply.getException());
+        return OutcomeCodec.decode(reply.getMessage().getContent().toByteArray());
+    }
+
+    /** Maps a Raft failure to the contract's 503 reasons. */
+    public static Refusal unavailable(Throwable failure) {
+        Throwable t = failure;
+        while ((t instanceof CompletionException || t instanceof RaftRetryFailureException) && t.getCause() != null) t = t.getCause();
+        if (t instanceof Refusal r) return r;
+        if (t instanceof NotLeaderException || t instanceof LeaderNotReadyException)
+            return new Refusal(Reason.KV_NO_LEADER, "no Raft leader is available right now");
+        if (t instanceof TimeoutIOException || t instanceof java.util.concurrent.TimeoutException)
+            return new Refusal(Reason.KV_TIMEOUT, "the cluster did not answer in time; the outcome of a write is unknown");
+        if (failure instanceof RaftRetryFailureException)
+            return new Refusal(Reason.KV_NO_LEADER, "no Raft leader answered: " + t.getMessage());
+        return new Refusal(Reason.KV_RETRY, "replication failed: " + (t == null ? "unknown" : t.getClass().getSimpleName() + ": " + t.getMessage()));
+    }
+
+    @Override
+    public void close() throws IOException {
+        try {
+            client.close();
+        } finally {
+            server.close();
+        }
+    }
+}
