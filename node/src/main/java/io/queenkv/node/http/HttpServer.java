@@ -56,9 +56,8 @@ public final class HttpServer implements AutoCloseable {
                 ctx.status(500).contentType("application/json")
                         .result("{\"error\":\"internal\",\"reason\":\"internal\",\"detail\":" + Json.MAPPER.valueToTree(String.valueOf(e)) + "}");
             });
-            config.routes.error(404, ctx -> {
-                if (ctx.result() == null) refuse(ctx, Reason.NOT_FOUND, "no route " + ctx.method() + " " + ctx.path());
-            });
+            // No KV route answers 404 (an absent key is 200 found:false); only unknown paths do.
+            config.routes.error(404, ctx -> refuse(ctx, Reason.NOT_FOUND, "no route " + ctx.method() + " " + ctx.path()));
         });
         app.start();
     }

@@ -65,6 +65,15 @@ public final class SnapshotCodec {
      * {@code seed} stays in force, as on a fresh store.
      */
     public static KvEngine read(InputStream source, Settings seed) throws IOException {
+        try {
+            return readChecked(source, seed);
+        } catch (RuntimeException e) {
+            // Damaged bytes are parsed before the checksum is reached; they must still read as a refusal.
+            throw new IOException("damaged snapshot: " + e, e);
+        }
+    }
+
+    private static KvEngine readChecked(InputStream source, Settings seed) throws IOException {
         CheckedInputStream checked = new CheckedInputStream(source, new CRC32C());
         DataInputStream in = new DataInputStream(checked);
         if (in.readInt() != MAGIC) throw new IOException("not a Queen KV snapshot");

@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
@@ -60,6 +62,15 @@ public final class ReplicatedKv implements AutoCloseable {
     private final RaftServer server;
     private final RaftClient client;
     private final RaftPeerId selfId;
+    /**
+     * Runs the client's blocking calls. Blocking calls are unary and unordered, so a slow call never
+     * holds up another (the ordered async stream does); callers wait on the future with a deadline.
+     */
+    private final ExecutorService callers = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "queen-kv-raft-call");
+        t.setDaemon(true);
+        return t;
+    });
 
     public ReplicatedKv(NodeConfig config, LongSupplier clockMicros) throws IOException {
         this.config = config;
@@ -78,7 +89,7 @@ public final class ReplicatedKv implements AutoCloseable {
                 .setProperties(clientProperties())
                 .setRaftGroup(group)
                 .setLeaderId(null)
-                .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(10, TimeDuration.valueOf(300, TimeUnit.MILLISECONDS)))
+                .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(16, TimeDuration.valueOf(500, TimeUnit.MILLISECONDS)))
                 .build();
     }
 
@@ -130,13 +141,13 @@ public final class ReplicatedKv implements AutoCloseable {
     /** Proposes one log entry; completes with the engine's outcome once it is applied. */
     public CompletableFuture<Outcome> write(Entry entry) {
         Message message = Message.valueOf(ByteString.copyFrom(EntryCodec.encode(entry)));
-        return client.async().send(message).thenApply(ReplicatedKv::outcomeOf);
+        return CompletableFuture.supplyAsync(() -> outcomeOf(() -> client.io().send(message)), callers);
     }
 
     /** A linearizable read on this node: ReadIndex first, then the local state. */
     public CompletableFuture<Outcome> read(String tenant, List<Op> ops) {
         Message message = Message.valueOf(ByteString.copyFrom(EntryCodec.encodeQuery(new EntryCodec.ReadQuery(tenant, ops))));
-        return client.async().sendReadOnly(message, selfId).thenApply(ReplicatedKv::outcomeOf);
+        return CompletableFuture.supplyAsync(() -> outcomeOf(() -> client.io().sendReadOnly(message, selfId)), callers);
     }
 
     /** Reads local engine state (no barrier): status, metrics, the sweeper. */
@@ -164,7 +175,17 @@ public final class ReplicatedKv implements AutoCloseable {
         return config;
     }
 
-    private static Outcome outcomeOf(RaftClientReply reply) {
+    private interface RaftCall {
+        RaftClientReply send() throws IOException;
+    }
+
+    private static Outcome outcomeOf(RaftCall call) {
+        RaftClientReply reply;
+        try {
+            reply = call.send();
+        } catch (IOException e) {
+            throw unavailable(e);
+        }
         if (!reply.isSuccess()) throw unavailable(reply.getException());
         return OutcomeCodec.decode(reply.getMessage().getContent().toByteArray());
     }
@@ -185,6 +206,7 @@ public final class ReplicatedKv implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
+        callers.shutdownNow();
         try {
             client.close();
         } finally {
