@@ -1,0 +1,332 @@
+package io.queenkv.node.kv;
+
+import static io.queenkv.node.kv.Kv.FOREVER;
+import static io.queenkv.node.kv.Kv.OTHER_TENANT;
+import static io.queenkv.node.kv.Kv.SEC;
+import static io.queenkv.node.kv.Kv.T0;
+import static io.queenkv.node.kv.Kv.TENANT;
+import static io.queenkv.node.kv.Kv.check;
+import static io.queenkv.node.kv.Kv.get;
+import static io.queenkv.node.kv.Kv.getMany;
+import static io.queenkv.node.kv.Kv.getPrefix;
+import static io.queenkv.node.kv.Kv.incr;
+import static io.queenkv.node.kv.Kv.json;
+import static io.queenkv.node.kv.Kv.put;
+import static io.queenkv.node.kv.Kv.required;
+import static io.queenkv.node.kv.Kv.ttl;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+
+import io.queenkv.node.kv.Outcome.Completed;
+import io.queenkv.node.kv.Outcome.IdempotencyKeyReused;
+import io.queenkv.node.kv.Outcome.PreconditionFailed;
+import io.queenkv.node.kv.Result.GetManyResult;
+import io.queenkv.node.kv.Result.GetPrefixResult;
+import io.queenkv.node.kv.Result.GetResult;
+import io.queenkv.node.kv.Result.ReadRow;
+import io.queenkv.node.kv.Result.WriteResult;
+
+class CodecTest {
+    static final String EMOJI = "\uD83D\uDE00";
+
+    static List<Op> everyOp() {
+        return List.of(
+                new Op.Get("ns", "k" + EMOJI, false),
+                new Op.Get("ns", "k", true),
+                new Op.GetMany("ns.2", List.of("a", "b", "a", "é"), false),
+                new Op.GetMany("ns", List.of(), true),
+                new Op.GetPrefix("ns", "p", null, 100, false, false),
+                new Op.GetPrefix("ns", "p", "p/x", 1000, true, true),
+                new Op.GetPrefix("ns", "p", "", 1, false, false),
+                new Op.Put("ns", "k", JsonValue.of("{\"a\":[1,2,\"é\"]}"), new Expiry.Ttl(30), null, false),
+                new Op.Put("ns", "k", JsonValue.NULL, Expiry.FOREVER, 0L, true),
+                new Op.Put("ns", "k", JsonValue.of("1"), new Expiry.Ttl(Expiry.MAX_TTL_SECONDS), Long.MAX_VALUE - 1, false),
+                new Op.Put("ns", "k", JsonValue.of("\"s\""), new Expiry.Ttl(1), 12345L, false),
+                new Op.PutIfAbsent("ns", "k", JsonValue.of("true"), new Expiry.Ttl(5), false),
+                new Op.PutIfAbsent("ns", "k", JsonValue.of("[]"), Expiry.FOREVER, true),
+                new Op.Delete("ns", "k", null, false),
+                new Op.Delete("ns", "k", 0L, true),
+                new Op.Delete("ns", "k", 77L, false),
+                new Op.Incr("ns", "k", new BigDecimal("1"), null, null, Expiry.FOREVER, false),
+                new Op.Incr("ns", "k", new BigDecimal("-0.10"), new BigDecimal("-5"), new BigDecimal("1E+3"), ttl60(), true),
+                new Op.Incr("ns", "k", new BigDecimal("123456789012345678901234567890.000001"), null, new BigDecimal("0"),
+                        new Expiry.Ttl(2), false),
+                new Op.Check("ns", "k", 0, false),
+                new Op.Check("ns", "k", 99, true));
+    }
+
+    /** A TTL of 60 s (a named helper keeps the list above readable). */
+    static Expiry ttl60() {
+        return new Expiry.Ttl(60);
+    }
+
+    static List<Entry> everyEntry() {
+        return List.of(
+                new Entry.WriteCall(T0, TENANT, null, null, everyOp()),
+                new Entry.WriteCall(0, OTHER_TENANT, "idem-" + EMOJI, "fingerprint", List.of(put("a", "1"))),
+                new Entry.WriteCall(Long.MAX_VALUE, TENANT, "k", "f", List.of()),
+                new Entry.Sweep(T0, 500),
+                new Entry.Sweep(T0 + 1, 0),
+                new Entry.ChangeSettings(T0, Settings.DEFAULTS),
+                new Entry.ChangeSettings(T0, new Settings(1, 4096, 1, Integer.MAX_VALUE - 8L, 1, Integer.MAX_VALUE)));
+    }
+
+    static List<Outcome> everyOutcome() {
+        ReadRow full = new ReadRow("k" + EMOJI, JsonValue.of("{\"x\":\"é\"}"), 42, T0 + 10 * SEC, T0);
+        ReadRow forever = new ReadRow("f", JsonValue.NULL, 1, Row.NEVER, T0);
+        ReadRow keysOnly = new ReadRow("ko", null, Long.MAX_VALUE, Row.NEVER, 0);
+        return List.of(
+                new Completed(List.of()),
+                new Completed(List.of(
+                        new GetResult(0, "k", full),
+                        new GetResult(1, "absent", null),
+                        new GetManyResult(2, List.of(full, forever), List.of("m1", "m0"), false),
+                        new GetManyResult(3, List.of(), List.of(), true),
+                        new GetPrefixResult(4, List.of(keysOnly, forever), true, "f"),
+                        new GetPrefixResult(5, List.of(), false, null),
+                        new WriteResult(6, "put", true, null, "k", JsonValue.of("1"), 7),
+                        new WriteResult(7, "check", true, null, "k", null, 7),
+                        new WriteResult(8, "delete", true, null, "k", JsonValue.NULL, 0),
+                        new WriteResult(9, "putIfAbsent", false, WriteReason.EXISTS, "k", JsonValue.of("\"w\""), 3),
+                        new WriteResult(10, "delete", false, WriteReason.ABSENT, "k", JsonValue.NULL, 0),
+                        new WriteResult(11, "put", false, WriteReason.VERSION, "k", JsonValue.of("2"), 5),
+                        new WriteResult(12, "incr", false, WriteReason.LIMIT, "k", JsonValue.of("9.5"), 8),
+                        new WriteResult(13, "incr", false, WriteReason.TYPE, "k", JsonValue.of("\"x\""), 9))),
+                new PreconditionFailed(3, WriteReason.EXISTS, 12, JsonValue.of("[1]")),
+                new PreconditionFailed(0, WriteReason.ABSENT, 0, JsonValue.NULL),
+                new PreconditionFailed(200, WriteReason.TYPE, Long.MAX_VALUE, JsonValue.of("{}")),
+                new IdempotencyKeyReused());
+    }
+
+    @Nested
+    class Entries {
+        @Test
+        void everyEntryAndOpRoundTrips() {
+            for (Entry entry : everyEntry()) assertThat(EntryCodec.decode(EntryCodec.encode(entry))).isEqualTo(entry);
+        }
+
+        @Test
+        void everyOpRoundTripsOnItsOwn() {
+            for (Op op : everyOp()) {
+                Entry entry = new Entry.WriteCall(T0, TENANT, null, null, List.of(op));
+                assertThat(EntryCodec.decode(EntryCodec.encode(entry))).as(op.toString()).isEqualTo(entry);
+            }
+        }
+
+        @Test
+        void decimalsKeepTheirExactValue() {
+            Op.Incr incr = (Op.Incr) everyOp().get(17);
+            Op.Incr back = (Op.Incr) ((Entry.WriteCall) EntryCodec.decode(
+                    EntryCodec.encode(new Entry.WriteCall(T0, TENANT, null, null, List.of(incr))))).ops().get(0);
+            assertThat(back.delta().toString()).isEqualTo("-0.10");
+            assertThat(back.max()).isEqualTo(new BigDecimal("1E+3"));
+        }
+
+        @Test
+        void stampInstantReplacesOnlyTheInstant() {
+            for (Entry entry : everyEntry()) {
+                byte[] encoded = EntryCodec.encode(entry);
+                byte[] before = encoded.clone();
+                byte[] stamped = EntryCodec.stampInstant(encoded, T0 + 12345);
+                assertThat(EntryCodec.decode(stamped)).isEqualTo(entry.withInstant(T0 + 12345));
+                assertThat(encoded).isEqualTo(before);
+            }
+        }
+
+        @Test
+        void garbageIsRejected() {
+            byte[] bad = EntryCodec.encode(new Entry.Sweep(T0, 1));
+            bad[8] = 99;
+            assertThatThrownBy(() -> EntryCodec.decode(bad)).isInstanceOf(java.io.UncheckedIOException.class);
+            assertThatThrownBy(() -> EntryCodec.decode(new byte[3])).isInstanceOf(java.io.UncheckedIOException.class);
+        }
+    }
+
+    @Nested
+    class Outcomes {
+        @Test
+        void everyOutcomeAndResultRoundTrips() {
+            for (Outcome outcome : everyOutcome())
+                assertThat(OutcomeCodec.decode(OutcomeCodec.encode(outcome))).isEqualTo(outcome);
+        }
+
+        @Test
+        void engineAnswersRoundTrip() {
+            KvEngine engine = new KvEngine(Settings.DEFAULTS);
+            Outcome written = engine.apply(1, new Entry.WriteCall(T0, TENANT, null, null, List.of(
+                    put("a", "0.5", ttl(3)), incr("c", "0.25"), getMany("a", "c", "z"), getPrefix("a", null, 1, true),
+                    check("zz", 0))));
+            assertThat(OutcomeCodec.decode(OutcomeCodec.encode(written))).isEqualTo(written);
+            Outcome failed = engine.apply(2, new Entry.WriteCall(T0, TENANT, null, null, List.of(required(check("a", 9)))));
+            assertThat(failed).isInstanceOf(PreconditionFailed.class);
+            assertThat(OutcomeCodec.decode(OutcomeCodec.encode(failed))).isEqualTo(failed);
+        }
+    }
+
+    @Nested
+    class Snapshots {
+        final Settings committed = new Settings(100, 500, 1000, 1 << 20, 7, 9);
+        final Settings seed = new Settings(50, 60, 70, 1 << 16, 2, 3);
+
+        KvEngine populated() {
+            KvEngine engine = new KvEngine(Settings.DEFAULTS);
+            long index = 0;
+            engine.apply(++index, new Entry.WriteCall(T0, TENANT, null, null, List.of(
+                    put("a", "1", ttl(10)), put("b", "\"two\"", FOREVER), put("k" + EMOJI, "{\"é\":null}", ttl(100)),
+                    put("k\uE000", "null", FOREVER), incr("n", "0.1"))));
+            engine.apply(++index, new Entry.WriteCall(T0, OTHER_TENANT, null, null, List.of(
+                    put("a", "\"other\"", ttl(5)), Kv.inNs("second", put("a", "3")))));
+            engine.apply(++index, new Entry.ChangeSettings(T0 + SEC, committed));
+            engine.apply(++index, new Entry.WriteCall(T0 + 2 * SEC, TENANT, "idem-1", "fp-1", List.of(incr("n", "0.2"))));
+            engine.apply(++index, new Entry.WriteCall(T0 + 3 * SEC, OTHER_TENANT, "idem-1", "fp-x",
+                    List.of(required(check("zz", 4)))));
+            // Exercise delete and a version the snapshot must not reuse.
+            engine.apply(++index, new Entry.WriteCall(T0 + 4 * SEC, TENANT, null, null, List.of(put("gone", "1"))));
+            engine.apply(++index, new Entry.WriteCall(T0 + 4 * SEC, TENANT, null, null, List.of(Kv.delete("gone"))));
+            return engine;
+        }
+
+        byte[] snapshot(KvEngine engine) throws IOException {
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            SnapshotCodec.write(engine, out);
+            return out.toByteArray();
+        }
+
+        List<Op> reads() {
+            List<Op> ops = new ArrayList<>();
+            for (String k : List.of("a", "b", "n", "gone", "k" + EMOJI, "k\uE000", "zz")) ops.add(get(k));
+            ops.add(getMany("zz", "n", "a", "b", "k" + EMOJI, "k\uE000"));
+            ops.add(getPrefix("k"));
+            ops.add(getPrefix("a", null, 1000, true));
+            ops.add(Kv.inNs("second", getPrefix("a")));
+            return ops;
+        }
+
+        void assertSameAnswers(KvEngine expected, KvEngine actual, long now) {
+            for (String tenant : List.of(TENANT, OTHER_TENANT))
+                assertThat(actual.read(tenant, reads(), now)).isEqualTo(expected.read(tenant, reads(), now));
+        }
+
+        @Test
+        void aRestoredEngineAnswersIdenticallyAndContinues() throws IOException {
+            KvEngine original = populated();
+            KvEngine restored = SnapshotCodec.read(new ByteArrayInputStream(snapshot(original)), seed);
+
+            assertThat(restored.settings()).isEqualTo(committed);
+            assertThat(restored.settingsIndex()).isEqualTo(3);
+            assertThat(restored.lastInstant()).isEqualTo(original.lastInstant());
+            assertThat(restored.keyCount()).isEqualTo(original.keyCount()).isEqualTo(7);
+            assertThat(restored.valueBytes()).isEqualTo(original.valueBytes());
+            for (long now : new long[] {T0, T0 + 5 * SEC, T0 + 10 * SEC, T0 + 1000 * SEC})
+                assertSameAnswers(original, restored, now);
+
+            // Both go on identically: versions continue (not reused), idempotency records answer, sweeps find due rows.
+            List<Entry> more = List.of(
+                    new Entry.WriteCall(T0 + 5 * SEC, TENANT, null, null, List.of(put("gone", "2"), incr("n", "1"))),
+                    new Entry.WriteCall(T0 + 5 * SEC, TENANT, "idem-1", "fp-1", List.of(incr("n", "0.2"))),
+                    new Entry.WriteCall(T0 + 5 * SEC, TENANT, "idem-1", "fp-other", List.of(incr("n", "0.2"))),
+                    new Entry.WriteCall(T0 + 5 * SEC, OTHER_TENANT, "idem-1", "fp-x", List.of(required(check("zz", 4)))),
+                    new Entry.Sweep(T0 + 20 * SEC, 1),
+                    new Entry.WriteCall(T0 + 20 * SEC, TENANT, null, null, List.of(Kv.putIfAbsent("a", "5", FOREVER))),
+                    new Entry.Sweep(T0 + 20 * SEC, 100));
+            long index = 100;
+            for (Entry entry : more) {
+                index++;
+                Outcome a = original.apply(index, entry);
+                Outcome b = restored.apply(index, entry);
+                assertThat(b).as(entry.toString()).isEqualTo(a);
+                assertThat(restored.keyCount()).isEqualTo(original.keyCount());
+                assertThat(restored.valueBytes()).isEqualTo(original.valueBytes());
+            }
+            Entry fresh = new Entry.WriteCall(T0 + 20 * SEC, TENANT, null, null, List.of(put("fresh", "1")));
+            original.apply(++index, fresh);
+            WriteResult put = (WriteResult) ((Completed) restored.apply(index, fresh)).results().get(0);
+            assertThat(put.version()).isEqualTo(13);
+            assertSameAnswers(original, restored, T0 + 20 * SEC);
+            // Both recorded retries answered without applying: n = 0.1 + 0.2 + 1.
+            assertThat(((GetResult) restored.read(TENANT, List.of(get("n")), T0 + 20 * SEC).results().get(0)).row().value())
+                    .isEqualTo(json("1.3"));
+            // Idempotency records are forgotten on schedule after a restore as well.
+            Entry late = new Entry.WriteCall(T0 + 2 * SEC + KvEngine.IDEMPOTENCY_RETENTION_MICROS, TENANT, "idem-1", "fp-other",
+                    List.of(incr("n", "1")));
+            assertThat(restored.apply(++index, late)).isEqualTo(original.apply(index, late)).isInstanceOf(Completed.class);
+        }
+
+        @Test
+        void aSnapshotOfASnapshotIsTheSameBytes() throws IOException {
+            KvEngine original = populated();
+            byte[] first = snapshot(original);
+            byte[] second = snapshot(SnapshotCodec.read(new ByteArrayInputStream(first), seed));
+            assertThat(second).hasSameSizeAs(first);
+            assertSameAnswers(original, SnapshotCodec.read(new ByteArrayInputStream(second), seed), T0);
+        }
+
+        @Test
+        void withoutCommittedSettingsTheSeedIsInForce() throws IOException {
+            KvEngine fresh = new KvEngine(Settings.DEFAULTS);
+            fresh.apply(1, new Entry.WriteCall(T0, TENANT, null, null, List.of(put("a", "1"))));
+            KvEngine restored = SnapshotCodec.read(new ByteArrayInputStream(snapshot(fresh)), seed);
+            assertThat(restored.settingsIndex()).isZero();
+            assertThat(restored.settings()).isEqualTo(seed);
+            assertSameAnswers(fresh, restored, T0);
+        }
+
+        @Test
+        void anEmptyEngineRoundTrips() throws IOException {
+            KvEngine restored = SnapshotCodec.read(new ByteArrayInputStream(snapshot(new KvEngine(seed))), Settings.DEFAULTS);
+            assertThat(restored.keyCount()).isZero();
+            assertThat(restored.lastInstant()).isZero();
+            Outcome first = restored.apply(1, new Entry.WriteCall(T0, TENANT, null, null, List.of(put("a", "1"))));
+            assertThat(((WriteResult) ((Completed) first).results().get(0)).version()).isEqualTo(1);
+        }
+
+        @Test
+        void aCorruptedByteIsRefused() throws IOException {
+            byte[] good = snapshot(populated());
+            for (int position : new int[] {0, 5, 9, 20, good.length / 2, good.length - 20, good.length - 9, good.length - 1}) {
+                byte[] bad = good.clone();
+                bad[position] ^= 0x01;
+                assertThatThrownBy(() -> SnapshotCodec.read(new ByteArrayInputStream(bad), seed))
+                        .as("flipped byte at %d of %d", position, good.length).isInstanceOf(IOException.class);
+            }
+        }
+
+        @Test
+        void everySingleByteCorruptionIsRefusedWithAnIOException() throws IOException {
+            // ASCII content only, so no corrupted length can ask for gigabytes.
+            KvEngine engine = new KvEngine(Settings.DEFAULTS);
+            engine.apply(1, new Entry.WriteCall(T0, TENANT, "i", "f", List.of(put("a", "1", ttl(10)), put("b", "\"x\"", FOREVER),
+                    incr("c", "2"), get("a"), getMany("a", "q"), getPrefix("a"))));
+            engine.apply(2, new Entry.WriteCall(T0, TENANT, "j", "g", List.of(required(check("a", 7)))));
+            engine.apply(3, new Entry.ChangeSettings(T0, committed));
+            byte[] good = snapshot(engine);
+            for (int position = 0; position < good.length; position++) {
+                for (int mask : new int[] {0x01, 0x80, 0xFF}) {
+                    byte[] bad = good.clone();
+                    bad[position] ^= (byte) mask;
+                    assertThatThrownBy(() -> SnapshotCodec.read(new ByteArrayInputStream(bad), seed))
+                            .as("byte %d of %d xor %x", position, good.length, mask).isInstanceOf(IOException.class);
+                }
+            }
+        }
+
+        @Test
+        void aTruncatedSnapshotIsRefused() throws IOException {
+            byte[] good = snapshot(populated());
+            for (int length : new int[] {0, 4, 30, good.length / 2, good.length - 1}) {
+                byte[] cut = java.util.Arrays.copyOf(good, length);
+                assertThatThrownBy(() -> SnapshotCodec.read(new ByteArrayInputStream(cut), seed)).isInstanceOf(IOException.class);
+            }
+        }
+    }
+}
