@@ -46,5 +46,6 @@ public final class Node implements AutoCloseable {
         http.close();
         duties.close();
         kv.close();
+        LOG.info("node {} stopped cleanly", kv.selfId());
     }
 }

@@ -15,7 +15,7 @@ import io.queenkv.node.kv.Settings;
  * collected and reported at once, so a bad deployment fails at start-up with one clear message.
  */
 public record NodeConfig(String nodeId, String host, int httpPort, int raftPort, List<Peer> peers, Path dataDir,
-                         Settings seedSettings, Path tokensFile) {
+                         Settings seedSettings, Path tokensFile, long snapshotEveryEntries) {
     public static final int DEFAULT_HTTP_PORT = 6632;
     public static final int DEFAULT_RAFT_PORT = 6634;
     private static final Pattern NODE_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,62}");
@@ -46,6 +46,7 @@ public record NodeConfig(String nodeId, String host, int httpPort, int raftPort,
         if (httpPort == raftPort && httpPort > 0) r.problems.add("QUEEN_KV_HTTP_PORT and QUEEN_KV_RAFT_PORT must differ");
         Path dataDir = Path.of(r.string("QUEEN_KV_DATA_DIR", "data"));
         String tokens = env.get("QUEEN_KV_TOKENS_FILE");
+        long snapshotEvery = r.number("QUEEN_KV_SNAPSHOT_EVERY", 10_000, 10, 100_000_000);
 
         Settings d = Settings.DEFAULTS;
         Settings seed = new Settings(
@@ -62,7 +63,7 @@ public record NodeConfig(String nodeId, String host, int httpPort, int raftPort,
         if (!r.problems.isEmpty())
             throw new ConfigException("invalid configuration:\n  - " + String.join("\n  - ", r.problems));
         return new NodeConfig(nodeId, host, httpPort, raftPort, List.copyOf(peers), dataDir, seed,
-                tokens == null || tokens.isBlank() ? null : Path.of(tokens));
+                tokens == null || tokens.isBlank() ? null : Path.of(tokens), snapshotEvery);
     }
 
     static List<Peer> parsePeers(String spec, List<String> problems) {

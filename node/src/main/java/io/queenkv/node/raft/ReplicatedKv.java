@@ -102,7 +102,7 @@ public final class ReplicatedKv implements AutoCloseable {
         RaftServerConfigKeys.Rpc.setTimeoutMax(p, TimeDuration.valueOf(2, TimeUnit.SECONDS));
         RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
         RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
-        RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, 10_000);
+        RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, config.snapshotEveryEntries());
         RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
         RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
         // A call may carry 256 values of 64 KiB: entries and appends must fit the body limit.
