@@ -11,6 +11,7 @@ import org.eclipse.jetty.http.UriCompliance;
 
 import io.javalin.Javalin;
 import io.javalin.http.Context;
+import io.javalin.http.Handler;
 import io.queenkv.node.access.Access;
 import io.queenkv.node.access.RateLimiter;
 import io.queenkv.node.api.Json;
@@ -26,6 +27,7 @@ public final class HttpServer implements AutoCloseable {
     /** A member is ready when its applied index is within this many entries of the commit index. */
     static final long READY_LAG_ENTRIES = 1_000;
     private static final String STARTED_AT = "queenkv.startedAt";
+    private static final String ROUTE = "queenkv.route";
 
     private final ReplicatedKv kv;
     private final NodeMetrics metrics;
@@ -43,14 +45,17 @@ public final class HttpServer implements AutoCloseable {
             config.jetty.modifyHttpConfiguration(http -> http.setUriCompliance(UriCompliance.UNSAFE));
             config.routes.before(ctx -> ctx.attribute(STARTED_AT, System.nanoTime()));
             config.routes.after(this::recordRequest);
-            config.routes.post("/api/v1/kv", routes::batch);
-            config.routes.get("/api/v1/kv/{ns}/<key>", routes::single);
-            config.routes.put("/api/v1/kv/{ns}/<key>", routes::single);
-            config.routes.delete("/api/v1/kv/{ns}/<key>", routes::single);
-            config.routes.get("/healthz", ctx -> KvRoutes.respond(ctx, 200, "{\"status\":\"ok\"}".getBytes()));
-            config.routes.get("/readyz", this::readyz);
-            config.routes.get("/metrics", ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(metrics.scrape()));
-            config.routes.get("/api/v1/cluster", ctx -> KvRoutes.respond(ctx, 200, Json.MAPPER.writeValueAsBytes(clusterStatus())));
+            String single = "/api/v1/kv/{ns}/<key>";
+            config.routes.post("/api/v1/kv", named("/api/v1/kv", routes::batch));
+            config.routes.get(single, named(single, routes::single));
+            config.routes.put(single, named(single, routes::single));
+            config.routes.delete(single, named(single, routes::single));
+            config.routes.get("/healthz", named("/healthz", ctx -> KvRoutes.respond(ctx, 200, "{\"status\":\"ok\"}".getBytes())));
+            config.routes.get("/readyz", named("/readyz", this::readyz));
+            config.routes.get("/metrics", named("/metrics",
+                    ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(metrics.scrape())));
+            config.routes.get("/api/v1/cluster", named("/api/v1/cluster",
+                    ctx -> KvRoutes.respond(ctx, 200, Json.MAPPER.writeValueAsBytes(clusterStatus()))));
             config.routes.exception(Refusal.class, (e, ctx) -> refuse(ctx, e.reason(), e.detail()));
             config.routes.exception(Exception.class, (e, ctx) -> {
                 ctx.status(500).contentType("application/json")
@@ -66,6 +71,14 @@ public final class HttpServer implements AutoCloseable {
         return app.port();
     }
 
+    /** Tags the request with its route template, for the metrics. */
+    private static Handler named(String route, Handler handler) {
+        return ctx -> {
+            ctx.attribute(ROUTE, route);
+            handler.handle(ctx);
+        };
+    }
+
     private static void refuse(Context ctx, Reason reason, String detail) {
         if (reason.status() == 503) ctx.header("Retry-After", "1");
         KvRoutes.respond(ctx, reason.status(), ResultJson.error(reason, detail));
@@ -74,7 +87,8 @@ public final class HttpServer implements AutoCloseable {
     private void recordRequest(Context ctx) {
         Long started = ctx.attribute(STARTED_AT);
         if (started == null) return;
-        String route = ctx.endpoint() == null ? "unmatched" : ctx.endpoint().path;
+        String route = ctx.attribute(ROUTE);
+        if (route == null) route = "unmatched";
         int status = ctx.statusCode();
         String outcome = status < 400 ? "ok" : status < 500 ? "refused" : "failed";
         metrics.request(ctx.method().name(), route, status, outcome, Duration.ofNanos(System.nanoTime() - started));
