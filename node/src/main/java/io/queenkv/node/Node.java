@@ -9,6 +9,7 @@ import io.queenkv.node.access.Access;
 import io.queenkv.node.api.Timestamps;
 import io.queenkv.node.config.NodeConfig;
 import io.queenkv.node.http.HttpServer;
+import io.queenkv.node.raft.ClusterAdmin;
 import io.queenkv.node.raft.LeaderDuties;
 import io.queenkv.node.raft.ReplicatedKv;
 
@@ -37,12 +38,25 @@ public final class Node implements AutoCloseable {
         return kv;
     }
 
+    /** A stopping leader hands leadership to another member first, so writes barely pause. */
+    private void handOffLeadership() {
+        try {
+            var d = kv.membership();
+            if (d.isEmpty() || !d.get().getInfo().isLeader() || d.get().getRaftConf().getCurrentPeers().size() < 2) return;
+            String to = new ClusterAdmin(kv).transferLeadership(null);
+            LOG.info("handed leadership to {} before stopping", to);
+        } catch (Exception e) {
+            LOG.warn("could not hand leadership away before stopping: {}", e.toString());
+        }
+    }
+
     static long wallClockMicros() {
         return Timestamps.toMicros(java.time.Instant.now());
     }
 
     @Override
     public void close() throws IOException {
+        handOffLeadership();
         http.close();
         duties.close();
         kv.close();

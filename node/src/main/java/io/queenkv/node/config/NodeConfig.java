@@ -59,6 +59,14 @@ public record NodeConfig(String nodeId, String host, int httpPort, int raftPort,
 
         List<Peer> peers = parsePeers(env.get("QUEEN_KV_PEERS"), r.problems);
         if (peers.isEmpty()) peers = List.of(new Peer(nodeId, host, raftPort, httpPort));
+        // A node listed in the peers listens where the list says; unset ports follow the list.
+        for (Peer p : peers) {
+            if (!p.id().equals(nodeId)) continue;
+            if (env.get("QUEEN_KV_RAFT_PORT") == null) raftPort = p.raftPort();
+            else if (p.raftPort() != raftPort) r.problems.add("QUEEN_KV_RAFT_PORT=" + raftPort + " but QUEEN_KV_PEERS gives " + nodeId + " Raft port " + p.raftPort());
+            if (env.get("QUEEN_KV_HTTP_PORT") == null) httpPort = p.httpPort();
+            else if (p.httpPort() != httpPort) r.problems.add("QUEEN_KV_HTTP_PORT=" + httpPort + " but QUEEN_KV_PEERS gives " + nodeId + " HTTP port " + p.httpPort());
+        }
 
         if (!r.problems.isEmpty())
             throw new ConfigException("invalid configuration:\n  - " + String.join("\n  - ", r.problems));

@@ -37,6 +37,7 @@ public final class HttpServer implements AutoCloseable {
         this.kv = kv;
         this.metrics = new NodeMetrics(kv);
         KvRoutes routes = new KvRoutes(kv, access, new RateLimiter(System::nanoTime));
+        AdminRoutes admin = new AdminRoutes(kv, access);
         this.app = Javalin.create(config -> {
             config.startup.showJavalinBanner = false;
             config.startup.showOldJavalinVersionWarning = false;
@@ -56,6 +57,11 @@ public final class HttpServer implements AutoCloseable {
                     ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(metrics.scrape())));
             config.routes.get("/api/v1/cluster", named("/api/v1/cluster",
                     ctx -> KvRoutes.respond(ctx, 200, Json.MAPPER.writeValueAsBytes(clusterStatus()))));
+            config.routes.put("/api/v1/admin/settings", named("/api/v1/admin/settings", admin::changeSettings));
+            config.routes.post("/api/v1/admin/members", named("/api/v1/admin/members", admin::addMember));
+            config.routes.delete("/api/v1/admin/members/{id}", named("/api/v1/admin/members/{id}", admin::removeMember));
+            config.routes.post("/api/v1/admin/leadership", named("/api/v1/admin/leadership", admin::transferLeadership));
+            config.routes.post("/api/v1/admin/snapshot", named("/api/v1/admin/snapshot", admin::snapshot));
             config.routes.exception(Refusal.class, (e, ctx) -> refuse(ctx, e.reason(), e.detail()));
             config.routes.exception(Exception.class, (e, ctx) -> {
                 ctx.status(500).contentType("application/json")
@@ -95,6 +101,10 @@ public final class HttpServer implements AutoCloseable {
     }
 
     private void readyz(Context ctx) {
+        if (kv.membership().isEmpty()) {
+            KvRoutes.respond(ctx, 503, "{\"status\":\"unavailable\",\"member\":false}".getBytes());
+            return;
+        }
         RaftServer.Division d = kv.division();
         long commit = d.getRaftLog().getLastCommittedIndex();
         long applied = d.getInfo().getLastAppliedIndex();
@@ -107,6 +117,7 @@ public final class HttpServer implements AutoCloseable {
 
     /** {@code GET /api/v1/cluster}: this node's view of the group. */
     Map<String, Object> clusterStatus() {
+        if (kv.membership().isEmpty()) return notAMemberStatus();
         RaftServer.Division d = kv.division();
         var info = d.getInfo();
         String leaderId = info.getLeaderId() == null ? null : info.getLeaderId().toString();
@@ -130,6 +141,21 @@ public final class HttpServer implements AutoCloseable {
         status.put("appliedIndex", info.getLastAppliedIndex());
         Settings settings = kv.local(KvEngine::settings);
         status.put("settings", settings);
+        status.put("settingsIndex", kv.local(KvEngine::settingsIndex));
+        return status;
+    }
+
+    /** A node started outside the peer list, waiting to be added: no group, no indexes yet. */
+    private Map<String, Object> notAMemberStatus() {
+        Map<String, Object> status = new LinkedHashMap<>();
+        status.put("nodeId", kv.selfId().toString());
+        status.put("role", "learner");
+        status.put("term", 0);
+        status.put("leaderId", null);
+        status.put("members", List.of());
+        status.put("commitIndex", 0);
+        status.put("appliedIndex", 0);
+        status.put("settings", kv.local(KvEngine::settings));
         status.put("settingsIndex", kv.local(KvEngine::settingsIndex));
         return status;
     }

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -77,17 +78,22 @@ public final class ReplicatedKv implements AutoCloseable {
         this.selfId = RaftPeerId.valueOf(config.nodeId());
         this.stateMachine = new KvStateMachine(config.seedSettings(), clockMicros);
         RaftGroup group = RaftGroup.valueOf(GROUP_ID, toPeers(config.peers()));
+        // A node outside the peer list starts with no group (or the one in its storage) and waits to be added.
+        boolean initialMember = config.peers().stream().anyMatch(p -> p.id().equals(config.nodeId()));
         this.server = RaftServer.newBuilder()
                 .setServerId(selfId)
-                .setGroup(group)
+                .setGroup(initialMember ? group : RaftGroup.emptyGroup())
                 .setProperties(serverProperties(config))
                 .setStateMachine(stateMachine)
                 .setOption(RaftStorage.StartupOption.RECOVER)
                 .build();
         server.start();
+        // The client knows every configured peer and always this node, whose reads it serves.
+        List<RaftPeer> known = new ArrayList<>(group.getPeers());
+        if (!initialMember) known.addAll(toPeers(List.of(config.self())));
         this.client = RaftClient.newBuilder()
                 .setProperties(clientProperties())
-                .setRaftGroup(group)
+                .setRaftGroup(RaftGroup.valueOf(GROUP_ID, known))
                 .setLeaderId(null)
                 .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(16, TimeDuration.valueOf(500, TimeUnit.MILLISECONDS)))
                 .build();
@@ -114,7 +120,7 @@ public final class ReplicatedKv implements AutoCloseable {
         return p;
     }
 
-    private static RaftProperties clientProperties() {
+    static RaftProperties clientProperties() {
         RaftProperties p = new RaftProperties();
         RaftClientConfigKeys.Rpc.setRequestTimeout(p, REQUEST_TIMEOUT);
         GrpcConfigKeys.setMessageSizeMax(p, SizeInBytes.valueOf(256L << 20));
@@ -155,12 +161,17 @@ public final class ReplicatedKv implements AutoCloseable {
         return stateMachine.withEngine(query);
     }
 
-    public RaftServer.Division division() {
+    /** This node's member of the group; a node started outside the peer list has none until it is added. */
+    public Optional<RaftServer.Division> membership() {
         try {
-            return server.getDivision(GROUP_ID);
+            return Optional.of(server.getDivision(GROUP_ID));
         } catch (IOException e) {
-            throw new IllegalStateException("the Raft group is not running", e);
+            return Optional.empty();
         }
+    }
+
+    public RaftServer.Division division() {
+        return membership().orElseThrow(() -> new Refusal(Reason.KV_NO_LEADER, "this node is not a member of the group yet"));
     }
 
     public RaftClient client() {

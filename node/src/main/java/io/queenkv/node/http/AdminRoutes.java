@@ -1,0 +1,143 @@
+package io.queenkv.node.http;
+
+import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import org.apache.ratis.protocol.RaftPeer;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import io.javalin.http.Context;
+import io.queenkv.node.access.Access;
+import io.queenkv.node.api.Json;
+import io.queenkv.node.config.NodeConfig;
+import io.queenkv.node.kv.KvEngine;
+import io.queenkv.node.kv.Refusal;
+import io.queenkv.node.kv.Refusal.Reason;
+import io.queenkv.node.kv.Settings;
+import io.queenkv.node.raft.ClusterAdmin;
+import io.queenkv.node.raft.ReplicatedKv;
+
+/**
+ * {@code /api/v1/admin/*}: membership, leadership, snapshots and cluster-wide settings. Admin role
+ * only (any caller while auth is off).
+ */
+final class AdminRoutes {
+    private static final Set<String> SETTING_FIELDS =
+            Set.of("maxOpsPerCall", "maxKeysPerCall", "maxValueBytes", "maxBodyBytes", "writeRate", "readRate");
+
+    private final ReplicatedKv kv;
+    private final ClusterAdmin admin;
+    private final Access access;
+
+    AdminRoutes(ReplicatedKv kv, Access access) {
+        this.kv = kv;
+        this.admin = new ClusterAdmin(kv);
+        this.access = access;
+    }
+
+    /** {@code PUT /api/v1/admin/settings}: any subset of the settings; the rest stay as they are. */
+    void changeSettings(Context ctx) throws IOException {
+        JsonNode body = adminBody(ctx);
+        Settings s = kv.local(KvEngine::settings);
+        body.fieldNames().forEachRemaining(f -> {
+            if (!SETTING_FIELDS.contains(f)) throw new Refusal(Reason.KV_BAD_REQUEST, "unknown setting '" + f + "'; known: " + SETTING_FIELDS);
+        });
+        Settings next = new Settings(
+                (int) number(body, "maxOpsPerCall", s.maxOpsPerCall()),
+                (int) number(body, "maxKeysPerCall", s.maxKeysPerCall()),
+                (int) number(body, "maxValueBytes", s.maxValueBytes()),
+                number(body, "maxBodyBytes", s.maxBodyBytes()),
+                (int) number(body, "writeRate", s.writeRate()),
+                (int) number(body, "readRate", s.readRate()));
+        long index = admin.changeSettings(next);
+        respond(ctx, Map.of("settings", next, "settingsIndex", index));
+    }
+
+    /** {@code POST /api/v1/admin/members}: {@code {"id","raftAddress","httpAddress"}}. */
+    void addMember(Context ctx) throws IOException {
+        JsonNode body = adminBody(ctx);
+        String id = text(body, "id");
+        String[] raft = hostPort(text(body, "raftAddress"), "raftAddress");
+        String[] http = hostPort(text(body, "httpAddress"), "httpAddress");
+        if (!raft[0].equals(http[0])) throw new Refusal(Reason.KV_BAD_REQUEST, "raftAddress and httpAddress must name the same host");
+        NodeConfig.Peer peer = new NodeConfig.Peer(id, raft[0], Integer.parseInt(raft[1]), Integer.parseInt(http[1]));
+        respond(ctx, Map.of("members", render(admin.addMember(peer))));
+    }
+
+    /** {@code DELETE /api/v1/admin/members/{id}}. */
+    void removeMember(Context ctx) throws IOException {
+        authorize(ctx);
+        respond(ctx, Map.of("members", render(admin.removeMember(ctx.pathParam("id")))));
+    }
+
+    /** {@code POST /api/v1/admin/leadership}: {@code {"to":"n2"}}, or no body for any other member. */
+    void transferLeadership(Context ctx) throws IOException {
+        authorize(ctx);
+        byte[] raw = ctx.bodyAsBytes();
+        JsonNode body = raw.length == 0 ? Json.MAPPER.createObjectNode() : Json.parseBody(raw);
+        JsonNode to = body.get("to");
+        if (to != null && !to.isNull() && !to.isTextual()) throw new Refusal(Reason.KV_BAD_REQUEST, "'to' must be a member id");
+        respond(ctx, Map.of("leaderId", admin.transferLeadership(to == null || to.isNull() ? null : to.textValue())));
+    }
+
+    /** {@code POST /api/v1/admin/snapshot}: takes a snapshot on this node now. */
+    void snapshot(Context ctx) throws IOException {
+        authorize(ctx);
+        respond(ctx, Map.of("snapshotIndex", admin.snapshot()));
+    }
+
+    static List<Map<String, Object>> render(List<RaftPeer> peers) {
+        return peers.stream().map(p -> {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("id", p.getId().toString());
+            m.put("raftAddress", p.getAddress());
+            m.put("httpAddress", ReplicatedKv.httpAddressOf(p));
+            return m;
+        }).toList();
+    }
+
+    private void authorize(Context ctx) {
+        if (access.authenticate(ctx.header("Authorization")).role() != Access.Role.ADMIN)
+            throw new Refusal(Reason.FORBIDDEN, "admin routes need an admin token");
+    }
+
+    private JsonNode adminBody(Context ctx) {
+        authorize(ctx);
+        JsonNode body = Json.parseBody(ctx.bodyAsBytes());
+        if (!body.isObject()) throw new Refusal(Reason.KV_BAD_BODY, "body must be a JSON object");
+        return body;
+    }
+
+    private static long number(JsonNode body, String field, long current) {
+        JsonNode n = body.get(field);
+        if (n == null) return current;
+        if (!n.canConvertToExactIntegral() || !n.canConvertToLong())
+            throw new Refusal(Reason.KV_BAD_REQUEST, "'" + field + "' must be an integer");
+        return n.longValue();
+    }
+
+    private static String text(JsonNode body, String field) {
+        JsonNode n = body.get(field);
+        if (n == null || !n.isTextual() || n.textValue().isBlank()) throw new Refusal(Reason.KV_BAD_REQUEST, "'" + field + "' is required");
+        return n.textValue();
+    }
+
+    private static String[] hostPort(String address, String field) {
+        int colon = address.lastIndexOf(':');
+        try {
+            int port = Integer.parseInt(address.substring(colon + 1));
+            if (colon <= 0 || port < 1 || port > 65535) throw new NumberFormatException();
+            return new String[] {address.substring(0, colon), Integer.toString(port)};
+        } catch (RuntimeException e) {
+            throw new Refusal(Reason.KV_BAD_REQUEST, "'" + field + "' must be host:port");
+        }
+    }
+
+    private static void respond(Context ctx, Map<String, Object> body) throws IOException {
+        KvRoutes.respond(ctx, 200, Json.MAPPER.writeValueAsBytes(body));
+    }
+}

@@ -1,0 +1,124 @@
+package io.queenkv.node.raft;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.SetConfigurationRequest;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.server.RaftServer;
+
+import io.queenkv.node.config.NodeConfig;
+import io.queenkv.node.kv.Entry;
+import io.queenkv.node.kv.EntryCodec;
+import io.queenkv.node.kv.Refusal;
+import io.queenkv.node.kv.Refusal.Reason;
+import io.queenkv.node.kv.Settings;
+
+/**
+ * Membership, leadership, snapshots and settings: the admin operations, each one Raft call (or a
+ * short sequence) through this node's client, answering once the change has committed.
+ */
+public final class ClusterAdmin {
+    private static final long TIMEOUT_MS = 20_000;
+
+    private final ReplicatedKv kv;
+
+    public ClusterAdmin(ReplicatedKv kv) {
+        this.kv = kv;
+    }
+
+    /** The voting members, as this node sees the committed configuration. */
+    public List<RaftPeer> members() {
+        List<RaftPeer> peers = new ArrayList<>(kv.division().getRaftConf().getCurrentPeers());
+        peers.sort(Comparator.comparing(p -> p.getId().toString()));
+        return peers;
+    }
+
+    /**
+     * Adds a node that runs with no group yet: creates the group on it with the new configuration,
+     * then asks the leader to add it. Ratis brings the new member up to date before it votes.
+     */
+    public List<RaftPeer> addMember(NodeConfig.Peer peer) throws IOException {
+        RaftPeer added = ReplicatedKv.toPeers(List.of(peer)).get(0);
+        List<RaftPeer> current = members();
+        if (current.stream().anyMatch(p -> p.getId().equals(added.getId()))) return current;
+        List<RaftPeer> next = new ArrayList<>(current);
+        next.add(added);
+        try (RaftClient direct = RaftClient.newBuilder()
+                .setProperties(ReplicatedKv.clientProperties())
+                .setRaftGroup(RaftGroup.valueOf(ReplicatedKv.GROUP_ID, added))
+                .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(5, org.apache.ratis.util.TimeDuration.ONE_SECOND))
+                .build()) {
+            RaftClientReply reply = direct.getGroupManagementApi(added.getId()).add(RaftGroup.valueOf(ReplicatedKv.GROUP_ID, next));
+            if (!reply.isSuccess() && !String.valueOf(reply.getException()).contains("already exists"))
+                throw ReplicatedKv.unavailable(reply.getException());
+        } catch (IOException e) {
+            if (!String.valueOf(e.getMessage()).contains("already exists"))
+                throw new Refusal(Reason.KV_RETRY, "could not reach the new member " + peer.id() + " at " + peer.raftAddress() + ": " + e.getMessage());
+        }
+        check(kv.client().admin().setConfiguration(SetConfigurationRequest.Arguments.newBuilder()
+                .setServersInNewConf(List.of(added)).setMode(SetConfigurationRequest.Mode.ADD).build()));
+        return members();
+    }
+
+    /** Removes a member, moving leadership off it first. Refuses to remove the last member. */
+    public List<RaftPeer> removeMember(String id) throws IOException {
+        List<RaftPeer> current = members();
+        RaftPeerId target = RaftPeerId.valueOf(id);
+        if (current.stream().noneMatch(p -> p.getId().equals(target)))
+            throw new Refusal(Reason.NOT_FOUND, "no member '" + id + "'");
+        if (current.size() == 1) throw new Refusal(Reason.KV_BAD_REQUEST, "the last member cannot be removed");
+        if (target.equals(kv.division().getInfo().getLeaderId())) transferLeadership(null);
+        List<RaftPeer> next = current.stream().filter(p -> !p.getId().equals(target)).toList();
+        check(kv.client().admin().setConfiguration(SetConfigurationRequest.Arguments.newBuilder()
+                .setServersInCurrentConf(current).setServersInNewConf(next)
+                .setMode(SetConfigurationRequest.Mode.COMPARE_AND_SET).build()));
+        return members();
+    }
+
+    /** Moves leadership to {@code to}, or to any other member when null. Answers the new leader. */
+    public String transferLeadership(String to) throws IOException {
+        RaftServer.Division d = kv.division();
+        RaftPeerId leader = d.getInfo().getLeaderId();
+        RaftPeerId target = to != null ? RaftPeerId.valueOf(to) : members().stream().map(RaftPeer::getId)
+                .filter(id -> !id.equals(leader)).findFirst()
+                .orElseThrow(() -> new Refusal(Reason.KV_BAD_REQUEST, "no other member to hand leadership to"));
+        if (members().stream().noneMatch(p -> p.getId().equals(target)))
+            throw new Refusal(Reason.NOT_FOUND, "no member '" + to + "'");
+        if (target.equals(leader)) return target.toString();
+        check(kv.client().admin().transferLeadership(target, TIMEOUT_MS));
+        return target.toString();
+    }
+
+    /** Takes a snapshot on this node; answers the log index it covers. */
+    public long snapshot() throws IOException {
+        // A creation gap of 1: snapshot whenever anything was applied since the last one.
+        RaftClientReply reply = kv.client().getSnapshotManagementApi(kv.selfId()).create(1, TIMEOUT_MS);
+        check(reply);
+        if (reply.getLogIndex() > 0) return reply.getLogIndex();
+        var latest = kv.division().getStateMachine().getLatestSnapshot();
+        return latest == null ? 0 : latest.getIndex();
+    }
+
+    /** Commits new cluster-wide settings; answers the log index from which every node enforces them. */
+    public long changeSettings(Settings settings) throws IOException {
+        List<String> problems = settings.problems();
+        if (!problems.isEmpty()) throw new Refusal(Reason.KV_BAD_REQUEST, String.join("; ", problems));
+        RaftClientReply reply = kv.client().io().send(
+                org.apache.ratis.protocol.Message.valueOf(org.apache.ratis.thirdparty.com.google.protobuf.ByteString.copyFrom(
+                        EntryCodec.encode(new Entry.ChangeSettings(0, settings)))));
+        check(reply);
+        return reply.getLogIndex();
+    }
+
+    private static void check(RaftClientReply reply) {
+        if (!reply.isSuccess()) throw ReplicatedKv.unavailable(reply.getException());
+    }
+}
