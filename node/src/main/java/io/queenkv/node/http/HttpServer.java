@@ -44,13 +44,17 @@ public final class HttpServer implements AutoCloseable {
             config.jetty.port = port;
             // Keys may hold an encoded slash (%2F); the KV routes decode the raw path themselves.
             config.jetty.modifyHttpConfiguration(http -> http.setUriCompliance(UriCompliance.UNSAFE));
+            // Requests Jetty refuses before routing (e.g. a path holding %00) still get a JSON error body.
+            config.jetty.modifyServer(server -> server.setErrorHandler(new JsonErrorHandler()));
             config.routes.before(ctx -> ctx.attribute(STARTED_AT, System.nanoTime()));
             config.routes.after(this::recordRequest);
             String single = "/api/v1/kv/{ns}/<key>";
             config.routes.post("/api/v1/kv", named("/api/v1/kv", routes::batch));
-            config.routes.get(single, named(single, routes::single));
-            config.routes.put(single, named(single, routes::single));
-            config.routes.delete(single, named(single, routes::single));
+            // Matched as one wildcard, so an empty ns or key gets its 400 (kv_bad_namespace, kv_bad_key), not a 404.
+            String anyKvPath = "/api/v1/kv/<path>";
+            config.routes.get(anyKvPath, named(single, routes::single));
+            config.routes.put(anyKvPath, named(single, routes::single));
+            config.routes.delete(anyKvPath, named(single, routes::single));
             config.routes.get("/healthz", named("/healthz", ctx -> KvRoutes.respond(ctx, 200, "{\"status\":\"ok\"}".getBytes())));
             config.routes.get("/readyz", named("/readyz", this::readyz));
             config.routes.get("/metrics", named("/metrics",

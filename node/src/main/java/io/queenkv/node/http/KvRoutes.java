@@ -3,7 +3,6 @@ package io.queenkv.node.http;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -135,20 +134,38 @@ final class KvRoutes {
         }
     }
 
-    /** Splits the raw request path into ns and key; the key is the rest of the path, decoded once. */
+    /**
+     * Splits the raw request path into ns and key; the key is the rest of the path, decoded once. A
+     * missing ns or key comes back empty, so the op's own checks refuse it (kv_bad_namespace, kv_bad_key).
+     */
     static String[] nsAndKey(String rawPath) {
-        String rest = rawPath.substring(KV_PREFIX.length());
+        String rest = rawPath.substring(Math.min(rawPath.length(), KV_PREFIX.length()));
         int slash = rest.indexOf('/');
-        if (slash <= 0 || slash == rest.length() - 1)
-            throw new Refusal(Reason.KV_BAD_KEY, "the path must be /api/v1/kv/<ns>/<key>");
+        if (slash < 0) return new String[] {decode(rest), ""};
         return new String[] {decode(rest.substring(0, slash)), decode(rest.substring(slash + 1))};
     }
 
-    private static String decode(String s) {
+    /** Percent-decodes once ({@code +} stays {@code +}); escapes that are not valid UTF-8 are refused, never replaced. */
+    static String decode(String s) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(s.length());
+        for (int i = 0; i < s.length(); ) {
+            char c = s.charAt(i);
+            if (c == '%') {
+                int hi = i + 2 < s.length() ? Character.digit(s.charAt(i + 1), 16) : -1;
+                int lo = hi < 0 ? -1 : Character.digit(s.charAt(i + 2), 16);
+                if (lo < 0) throw new Refusal(Reason.KV_BAD_KEY, "the path has a malformed %-escape");
+                bytes.write(hi << 4 | lo);
+                i += 3;
+            } else {
+                int end = i + Character.charCount(s.codePointAt(i));
+                bytes.writeBytes(s.substring(i, end).getBytes(StandardCharsets.UTF_8));
+                i = end;
+            }
+        }
         try {
-            return URLDecoder.decode(s.replace("+", "%2B"), StandardCharsets.UTF_8);
-        } catch (IllegalArgumentException e) {
-            throw new Refusal(Reason.KV_BAD_KEY, "the path has a malformed %-escape");
+            return StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(bytes.toByteArray())).toString();
+        } catch (java.nio.charset.CharacterCodingException e) {
+            throw new Refusal(Reason.KV_BAD_KEY, "the path's %-escapes are not valid UTF-8");
         }
     }
 

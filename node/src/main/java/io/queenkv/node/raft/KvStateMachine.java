@@ -26,6 +26,8 @@ import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
 import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.io.MD5Hash;
+import org.apache.ratis.server.storage.FileInfo;
 import org.apache.ratis.util.MD5FileUtil;
 
 import io.queenkv.node.kv.Entry;
@@ -138,7 +140,9 @@ final class KvStateMachine extends BaseStateMachine {
                 SnapshotCodec.write(engine, out);
             }
             Files.move(temp.toPath(), file.toPath(), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            MD5FileUtil.computeAndSaveMd5ForFile(file);
+            MD5Hash md5 = MD5FileUtil.computeAndSaveMd5ForFile(file);
+            // Ratis installs this snapshot on lagging followers and purges the log up to it.
+            storage.updateLatestSnapshot(new SingleFileSnapshotInfo(new FileInfo(file.toPath(), md5), last));
             return last.getIndex();
         } finally {
             lock.readLock().unlock();
