@@ -16,7 +16,6 @@ import org.apache.ratis.server.RaftServer;
 
 import io.queenkv.node.config.NodeConfig;
 import io.queenkv.node.kv.Entry;
-import io.queenkv.node.kv.EntryCodec;
 import io.queenkv.node.kv.Refusal;
 import io.queenkv.node.kv.Refusal.Reason;
 import io.queenkv.node.kv.Settings;
@@ -111,11 +110,7 @@ public final class ClusterAdmin {
     public long changeSettings(Settings settings) throws IOException {
         List<String> problems = settings.problems();
         if (!problems.isEmpty()) throw new Refusal(Reason.KV_BAD_REQUEST, String.join("; ", problems));
-        RaftClientReply reply = kv.client().io().send(
-                org.apache.ratis.protocol.Message.valueOf(org.apache.ratis.thirdparty.com.google.protobuf.ByteString.copyFrom(
-                        EntryCodec.encode(new Entry.ChangeSettings(0, settings)))));
-        check(reply);
-        return reply.getLogIndex();
+        return kv.propose(new Entry.ChangeSettings(0, settings)).getLogIndex();
     }
 
     private static void check(RaftClientReply reply) {

@@ -146,14 +146,19 @@ public final class ReplicatedKv implements AutoCloseable {
 
     /** Proposes one log entry; completes with the engine's outcome once it is applied. */
     public CompletableFuture<Outcome> write(Entry entry) {
+        return CompletableFuture.supplyAsync(() -> outcomeOf(propose(entry)), callers);
+    }
+
+    /** Proposes one log entry and blocks until it is applied; the reply carries its log index. */
+    RaftClientReply propose(Entry entry) {
         Message message = Message.valueOf(ByteString.copyFrom(EntryCodec.encode(entry)));
-        return CompletableFuture.supplyAsync(() -> outcomeOf(() -> client.io().send(message)), callers);
+        return call(() -> client.io().send(message));
     }
 
     /** A linearizable read on this node: ReadIndex first, then the local state. */
     public CompletableFuture<Outcome> read(String tenant, List<Op> ops) {
         Message message = Message.valueOf(ByteString.copyFrom(EntryCodec.encodeQuery(new EntryCodec.ReadQuery(tenant, ops))));
-        return CompletableFuture.supplyAsync(() -> outcomeOf(() -> client.io().sendReadOnly(message, selfId)), callers);
+        return CompletableFuture.supplyAsync(() -> outcomeOf(call(() -> client.io().sendReadOnly(message, selfId))), callers);
     }
 
     /** Reads local engine state (no barrier): status, metrics, the sweeper. */
@@ -190,14 +195,18 @@ public final class ReplicatedKv implements AutoCloseable {
         RaftClientReply send() throws IOException;
     }
 
-    private static Outcome outcomeOf(RaftCall call) {
-        RaftClientReply reply;
+    /** Runs a Raft call; any failure becomes a 503 refusal. */
+    private static RaftClientReply call(RaftCall call) {
         try {
-            reply = call.send();
+            RaftClientReply reply = call.send();
+            if (!reply.isSuccess()) throw unavailable(reply.getException());
+            return reply;
         } catch (IOException e) {
             throw unavailable(e);
         }
-        if (!reply.isSuccess()) throw unavailable(reply.getException());
+    }
+
+    private static Outcome outcomeOf(RaftClientReply reply) {
         return OutcomeCodec.decode(reply.getMessage().getContent().toByteArray());
     }
 
