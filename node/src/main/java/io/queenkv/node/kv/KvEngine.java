@@ -301,9 +301,13 @@ public final class KvEngine {
                 if (number.isEmpty()) return lost(i, op, WriteReason.TYPE, current);
                 base = number.get();
             }
-            BigDecimal next = base.add(op.delta());
+            // A sum too long to store is past a bound too; checked before adding, as 1e100000000 + 1 is costly.
+            if (Numbers.sumDigits(base, op.delta()) > settings.maxValueBytes()) return lost(i, op, WriteReason.LIMIT, current);
+            // Adding to zero would re-scale 1e100000 to 100,001 plain digits, which are slow to strip again.
+            BigDecimal next = base.signum() == 0 ? op.delta() : base.add(op.delta());
             if ((op.min() != null && next.compareTo(op.min()) < 0) || (op.max() != null && next.compareTo(op.max()) > 0))
                 return lost(i, op, WriteReason.LIMIT, current);
+            if (JsonValue.ofNumber(next).utf8Length() > settings.maxValueBytes()) return lost(i, op, WriteReason.LIMIT, current);
             // A live counter keeps its lifetime; a new or expired one takes this op's.
             long expiresAt = current != null ? current.expiresAt() : op.expiry().expiresAt(now);
             return write(i, op, JsonValue.ofNumber(next), expiresAt);
