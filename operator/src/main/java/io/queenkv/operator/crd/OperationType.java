@@ -1,0 +1,11 @@
+package io.queenkv.operator.crd;
+
+/** A multi-step change the reconciler records in status before it acts. */
+public enum OperationType {
+    /** Raise the StatefulSet by one, wait for the pod, add it through the leader's admin API, wait for catch-up. */
+    ScaleUp,
+    /** Move leadership off the highest ordinal, remove it from the group, shrink the StatefulSet, delete its PVC. */
+    ScaleDown,
+    /** Restart one pod (followers first, the leader last after a hand-off), wait for catch-up. */
+    Roll
+}

@@ -1,0 +1,87 @@
+package io.queenkv.operator.crd;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+
+import io.fabric8.generator.annotation.Default;
+import io.fabric8.generator.annotation.Max;
+import io.fabric8.generator.annotation.Min;
+import io.fabric8.generator.annotation.Pattern;
+import io.fabric8.generator.annotation.Required;
+import io.fabric8.generator.annotation.Size;
+import io.fabric8.generator.annotation.ValidationRule;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.ResourceRequirements;
+import io.fabric8.kubernetes.model.annotation.SpecReplicas;
+
+/** The desired cluster. Fields that change the pods' template roll them one at a time (see {@code PodTemplateHash}). */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+@ValidationRule(value = "has(self.storage) == has(oldSelf.storage) && (!has(self.storage) || self.storage == oldSelf.storage)",
+        message = "storage cannot be changed after the cluster is created")
+public class QueenKvClusterSpec {
+    public static final int DEFAULT_REPLICAS = 3;
+
+    @JsonPropertyDescription("Number of nodes (Raft members): 1, 3, 5 or 7. Changed one node at a time.")
+    @Min(1)
+    @Max(7)
+    @Default("3")
+    @ValidationRule(value = "self % 2 == 1", message = "replicas must be odd (1, 3, 5 or 7): an even group tolerates no more failures than the odd one below it")
+    @SpecReplicas
+    private Integer replicas = DEFAULT_REPLICAS;
+
+    @JsonPropertyDescription("Container image of the node (runs /app/queen-kv-node.jar). Changing it rolls the pods.")
+    @Required
+    @Pattern("^\\S+$")
+    @Size(min = 1, max = 512)
+    private String image;
+
+    @JsonPropertyDescription("CPU and memory of each node's container. Changing it rolls the pods.")
+    private ResourceRequirements resources;
+
+    @JsonPropertyDescription("Each node's persistent volume (Raft log and snapshots). Fixed at creation.")
+    private StorageSpec storage;
+
+    @JsonPropertyDescription("Cluster-wide KV limits. Committed through the Raft log: no restart, every node switches at the same index.")
+    private KvSettings settings;
+
+    @JsonPropertyDescription("Extra JVM options, appended to the defaults (-XX:MaxRAMPercentage=75.0 -XX:+ExitOnOutOfMemoryError). Changing them rolls the pods.")
+    @Size(max = 64)
+    private List<String> jvmOptions = new ArrayList<>();
+
+    @JsonPropertyDescription("Extra environment variables of the node container (e.g. QUEEN_KV_SNAPSHOT_EVERY). Variables the operator sets itself are ignored here. Changing them rolls the pods.")
+    @Size(max = 64)
+    private List<EnvVar> env = new ArrayList<>();
+
+    @JsonPropertyDescription("Scheduling and metadata overrides of the node pods. Changing them rolls the pods.")
+    private PodTemplateOverrides podTemplate;
+
+    @JsonPropertyDescription("Bearer-token access. Absent: auth off, every call is the default tenant.")
+    private AuthSpec auth;
+
+    @JsonPropertyDescription("TLS material for the node (mounted read-only at /etc/queen-kv/tls).")
+    private TlsSpec tls;
+
+    public Integer getReplicas() { return replicas; }
+    public void setReplicas(Integer replicas) { this.replicas = replicas; }
+    public String getImage() { return image; }
+    public void setImage(String image) { this.image = image; }
+    public ResourceRequirements getResources() { return resources; }
+    public void setResources(ResourceRequirements resources) { this.resources = resources; }
+    public StorageSpec getStorage() { return storage; }
+    public void setStorage(StorageSpec storage) { this.storage = storage; }
+    public KvSettings getSettings() { return settings; }
+    public void setSettings(KvSettings settings) { this.settings = settings; }
+    public List<String> getJvmOptions() { return jvmOptions; }
+    public void setJvmOptions(List<String> jvmOptions) { this.jvmOptions = jvmOptions; }
+    public List<EnvVar> getEnv() { return env; }
+    public void setEnv(List<EnvVar> env) { this.env = env; }
+    public PodTemplateOverrides getPodTemplate() { return podTemplate; }
+    public void setPodTemplate(PodTemplateOverrides podTemplate) { this.podTemplate = podTemplate; }
+    public AuthSpec getAuth() { return auth; }
+    public void setAuth(AuthSpec auth) { this.auth = auth; }
+    public TlsSpec getTls() { return tls; }
+    public void setTls(TlsSpec tls) { this.tls = tls; }
+}

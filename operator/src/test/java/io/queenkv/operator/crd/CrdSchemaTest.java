@@ -1,0 +1,148 @@
+package io.queenkv.operator.crd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.util.Map;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceColumnDefinition;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionVersion;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.ValidationRule;
+import io.fabric8.kubernetes.client.utils.Serialization;
+
+/** What {@code kubectl apply} refuses, as the generated schema says it. */
+class CrdSchemaTest {
+    static CustomResourceDefinition crd;
+    static CustomResourceDefinitionVersion version;
+    static JSONSchemaProps root, spec, status;
+
+    @BeforeAll
+    static void load() throws IOException {
+        crd = Serialization.unmarshal(Files.readString(CrdUpToDateTest.generated()), CustomResourceDefinition.class);
+        version = crd.getSpec().getVersions().get(0);
+        root = version.getSchema().getOpenAPIV3Schema();
+        spec = root.getProperties().get("spec");
+        status = root.getProperties().get("status");
+    }
+
+    static JSONSchemaProps at(JSONSchemaProps p, String... path) {
+        for (String s : path) p = p.getProperties().get(s);
+        return p;
+    }
+
+    @Test
+    void namesScopeAndVersion() {
+        assertThat(crd.getMetadata().getName()).isEqualTo("queenkvclusters.queenkv.io");
+        assertThat(crd.getSpec().getGroup()).isEqualTo("queenkv.io");
+        assertThat(crd.getSpec().getScope()).isEqualTo("Namespaced");
+        assertThat(crd.getSpec().getNames().getKind()).isEqualTo("QueenKvCluster");
+        assertThat(crd.getSpec().getNames().getShortNames()).containsExactly("qkv");
+        assertThat(crd.getSpec().getVersions()).singleElement().satisfies(v -> {
+            assertThat(v.getName()).isEqualTo("v1alpha1");
+            assertThat(v.getServed()).isTrue();
+            assertThat(v.getStorage()).isTrue();
+        });
+    }
+
+    @Test
+    void statusAndScaleSubresources() {
+        assertThat(version.getSubresources().getStatus()).isNotNull();
+        assertThat(version.getSubresources().getScale().getSpecReplicasPath()).isEqualTo(".spec.replicas");
+        assertThat(version.getSubresources().getScale().getStatusReplicasPath()).isEqualTo(".status.replicas");
+        assertThat(version.getSubresources().getScale().getLabelSelectorPath()).isEqualTo(".status.selector");
+    }
+
+    @Test
+    void printerColumns() {
+        assertThat(version.getAdditionalPrinterColumns())
+                .extracting(CustomResourceColumnDefinition::getName, CustomResourceColumnDefinition::getJsonPath)
+                .contains(
+                        org.assertj.core.groups.Tuple.tuple("Ready", ".status.readyReplicas"),
+                        org.assertj.core.groups.Tuple.tuple("Replicas", ".spec.replicas"),
+                        org.assertj.core.groups.Tuple.tuple("Leader", ".status.leader"),
+                        org.assertj.core.groups.Tuple.tuple("Phase", ".status.phase"),
+                        org.assertj.core.groups.Tuple.tuple("Age", ".metadata.creationTimestamp"));
+        assertThat(version.getAdditionalPrinterColumns()).filteredOn(c -> c.getName().equals("Age"))
+                .singleElement().extracting(CustomResourceColumnDefinition::getType).isEqualTo("date");
+    }
+
+    @Test
+    void specIsRequiredAndNameIsShortEnough() {
+        assertThat(root.getXKubernetesValidations()).extracting(ValidationRule::getRule)
+                .containsExactlyInAnyOrder("has(self.spec)", "self.metadata.name.size() <= 40");
+    }
+
+    @Test
+    void replicasAreOddFromOneToSevenDefaultThree() {
+        JSONSchemaProps r = at(spec, "replicas");
+        assertThat(r.getType()).isEqualTo("integer");
+        assertThat(r.getMinimum()).isEqualTo(1.0);
+        assertThat(r.getMaximum()).isEqualTo(7.0);
+        assertThat(r.getDefault().asInt()).isEqualTo(3);
+        assertThat(r.getXKubernetesValidations()).singleElement()
+                .satisfies(v -> assertThat(v.getRule()).isEqualTo("self % 2 == 1"));
+    }
+
+    @Test
+    void imageIsRequiredAndStorageIsImmutable() {
+        assertThat(spec.getRequired()).containsExactly("image");
+        assertThat(at(spec, "image").getPattern()).isEqualTo("^\\S+$");
+        assertThat(spec.getXKubernetesValidations()).singleElement()
+                .satisfies(v -> assertThat(v.getRule()).contains("self.storage == oldSelf.storage"));
+        assertThat(at(spec, "storage", "size").getDefault().asText()).isEqualTo("1Gi");
+        assertThat(at(spec, "storage", "size").getPattern()).startsWith("^[0-9]+");
+    }
+
+    @Test
+    void settingsRangesAreTheNodes() {
+        Map<String, double[]> ranges = Map.of(
+                "maxValueBytes", new double[] {1, 268435456},
+                "maxKeysPerCall", new double[] {1, 4096},
+                "maxOpsPerCall", new double[] {1, 1000000},
+                "maxBodyBytes", new double[] {1024, 2147483639},
+                "writeRate", new double[] {1, 10000000},
+                "readRate", new double[] {1, 10000000});
+        JSONSchemaProps settings = at(spec, "settings");
+        assertThat(settings.getProperties()).containsOnlyKeys(ranges.keySet());
+        assertThat(settings.getRequired()).isNullOrEmpty();
+        ranges.forEach((k, r) -> {
+            assertThat(settings.getProperties().get(k).getMinimum()).as(k).isEqualTo(r[0]);
+            assertThat(settings.getProperties().get(k).getMaximum()).as(k).isEqualTo(r[1]);
+        });
+    }
+
+    @Test
+    void authAndTlsNeedTheirSecrets() {
+        assertThat(at(spec, "auth").getRequired()).containsExactlyInAnyOrder("tokensSecretRef", "adminTokenSecretRef");
+        assertThat(at(spec, "auth", "tokensSecretRef").getRequired()).containsExactly("name");
+        assertThat(at(spec, "tls").getRequired()).containsExactly("secretRef");
+        assertThat(at(spec, "tls", "secretRef").getRequired()).containsExactly("name");
+    }
+
+    @Test
+    void podTemplateOverridesUseTheCoreSchemas() {
+        assertThat(at(spec, "podTemplate").getProperties()).containsKeys("affinity", "tolerations", "topologySpreadConstraints", "nodeSelector");
+        assertThat(at(spec, "podTemplate", "affinity").getProperties()).containsKeys("podAntiAffinity", "nodeAffinity");
+        assertThat(at(spec, "resources").getProperties()).containsKeys("limits", "requests");
+        assertThat(at(spec, "env").getItems().getSchema().getProperties()).containsKeys("name", "value", "valueFrom");
+    }
+
+    @Test
+    void statusFields() {
+        assertThat(status.getProperties()).containsKeys("observedGeneration", "phase", "replicas", "readyReplicas",
+                "bootstrapReplicas", "selector", "leader", "members", "settings", "settingsIndex", "currentImage",
+                "podTemplateHash", "pendingOperation", "conditions");
+        assertThat(at(status, "phase").getEnum()).extracting(n -> n.asText())
+                .containsExactlyInAnyOrder("Creating", "Running", "Scaling", "Rolling", "Degraded");
+        assertThat(at(status, "pendingOperation", "type").getEnum()).extracting(n -> n.asText())
+                .containsExactlyInAnyOrder("ScaleUp", "ScaleDown", "Roll");
+        assertThat(at(status, "conditions").getItems().getSchema().getProperties())
+                .containsKeys("type", "status", "reason", "message", "lastTransitionTime", "observedGeneration");
+    }
+}
