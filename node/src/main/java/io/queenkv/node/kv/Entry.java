@@ -31,6 +31,16 @@ public sealed interface Entry {
         }
     }
 
+    /**
+     * The settings a new cluster starts with: in force only while no settings were ever committed,
+     * so a leader elected before it applied an earlier change can never undo that change.
+     */
+    record SeedSettings(long instant, Settings settings) implements Entry {
+        public SeedSettings withInstant(long instant) {
+            return new SeedSettings(instant, settings);
+        }
+    }
+
     /** Puts new cluster-wide settings in force from this entry's index on. */
     record ChangeSettings(long instant, Settings settings) implements Entry {
         public ChangeSettings withInstant(long instant) {

@@ -21,7 +21,7 @@ import io.queenkv.node.kv.Entry.WriteCall;
  * encoded entry without decoding the rest ({@link #stampInstant}).
  */
 public final class EntryCodec {
-    private static final byte WRITE_CALL = 1, SWEEP = 2, CHANGE_SETTINGS = 3;
+    private static final byte WRITE_CALL = 1, SWEEP = 2, CHANGE_SETTINGS = 3, SEED_SETTINGS = 4;
     private static final byte GET = 1, GET_MANY = 2, GET_PREFIX = 3, PUT = 4, PUT_IF_ABSENT = 5, DELETE = 6, INCR = 7, CHECK = 8;
 
     private EntryCodec() {}
@@ -43,6 +43,9 @@ public final class EntryCodec {
             } else if (entry instanceof ChangeSettings change) {
                 out.writeByte(CHANGE_SETTINGS);
                 writeSettings(out, change.settings());
+            } else if (entry instanceof Entry.SeedSettings seed) {
+                out.writeByte(SEED_SETTINGS);
+                writeSettings(out, seed.settings());
             }
             return bytes.toByteArray();
         } catch (IOException e) {
@@ -60,6 +63,7 @@ public final class EntryCodec {
                         Binary.readNullableString(in), readOps(in));
                 case SWEEP -> new Sweep(instant, Binary.readVarInt(in));
                 case CHANGE_SETTINGS -> new ChangeSettings(instant, readSettings(in));
+                case SEED_SETTINGS -> new Entry.SeedSettings(instant, readSettings(in));
                 default -> throw new IOException("unknown entry kind " + kind);
             };
         } catch (IOException e) {

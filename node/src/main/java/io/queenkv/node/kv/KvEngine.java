@@ -97,6 +97,9 @@ public final class KvEngine {
         } else if (entry instanceof Entry.ChangeSettings change) {
             settings = change.settings();
             settingsIndex = index;
+        } else if (entry instanceof Entry.SeedSettings seed && settingsIndex == 0) {
+            settings = seed.settings();
+            settingsIndex = index;
         }
         return new Completed(List.of());
     }

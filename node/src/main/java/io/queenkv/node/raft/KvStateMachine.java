@@ -28,6 +28,7 @@ import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.apache.ratis.io.MD5Hash;
 import org.apache.ratis.server.storage.FileInfo;
+import org.apache.ratis.util.LifeCycle;
 import org.apache.ratis.util.MD5FileUtil;
 
 import io.queenkv.node.kv.Entry;
@@ -62,11 +63,28 @@ final class KvStateMachine extends BaseStateMachine {
         super.initialize(server, groupId, raftStorage);
         storage.init(raftStorage);
         loadSnapshot(storage.getLatestSnapshot());
+        if (getLifeCycleState() == LifeCycle.State.NEW) {
+            getLifeCycle().transition(LifeCycle.State.STARTING);
+            getLifeCycle().transition(LifeCycle.State.RUNNING);
+        }
+    }
+
+    /** Ratis pauses the state machine before it installs a snapshot from the leader, then reinitializes it. */
+    @Override
+    public void pause() {
+        if (getLifeCycleState() == LifeCycle.State.RUNNING) {
+            getLifeCycle().transition(LifeCycle.State.PAUSING);
+            getLifeCycle().transition(LifeCycle.State.PAUSED);
+        }
     }
 
     @Override
     public void reinitialize() throws IOException {
         loadSnapshot(storage.loadLatestSnapshot());
+        if (getLifeCycleState() == LifeCycle.State.PAUSED) {
+            getLifeCycle().transition(LifeCycle.State.STARTING);
+            getLifeCycle().transition(LifeCycle.State.RUNNING);
+        }
     }
 
     @Override

@@ -38,8 +38,9 @@ public final class LeaderDuties implements AutoCloseable {
             var info = kv.division().getInfo();
             if (!info.isLeader() || !info.isLeaderReady()) return;
             if (kv.local(KvEngine::settingsIndex) == 0) {
-                kv.write(new Entry.ChangeSettings(0, kv.config().seedSettings())).get(10, TimeUnit.SECONDS);
-                LOG.info("committed the seed settings of this new cluster: {}", kv.config().seedSettings());
+                kv.write(new Entry.SeedSettings(0, kv.config().seedSettings())).get(10, TimeUnit.SECONDS);
+                if (kv.local(KvEngine::settingsIndex) > 0)
+                    LOG.info("settings in force: {} (log index {})", kv.local(KvEngine::settings), kv.local(KvEngine::settingsIndex));
             }
             long now = clockMicros.getAsLong();
             while (kv.local(e -> e.hasDueRows(now)))

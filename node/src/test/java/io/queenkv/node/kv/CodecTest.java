@@ -78,6 +78,7 @@ class CodecTest {
                 new Entry.Sweep(T0, 500),
                 new Entry.Sweep(T0 + 1, 0),
                 new Entry.ChangeSettings(T0, Settings.DEFAULTS),
+                new Entry.SeedSettings(T0, Settings.DEFAULTS),
                 new Entry.ChangeSettings(T0, new Settings(1, 4096, 1, Integer.MAX_VALUE - 8L, 1, Integer.MAX_VALUE)));
     }
 

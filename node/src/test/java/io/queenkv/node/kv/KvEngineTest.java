@@ -819,6 +819,21 @@ class KvEngineTest {
         }
 
         @Test
+        void seedSettingsApplyOnlyWhileNoneWereEverCommitted() {
+            Settings seed = new Settings(10, 20, 300, 4096, 5, 6);
+            engine.apply(3, new Entry.SeedSettings(T0, seed));
+            assertThat(engine.settings()).isEqualTo(seed);
+            assertThat(engine.settingsIndex()).isEqualTo(3);
+
+            Settings changed = new Settings(11, 21, 301, 4096, 5, 6);
+            engine.apply(7, new Entry.ChangeSettings(T0, changed));
+            // A second seed (a new leader that had not applied the change yet) changes nothing.
+            engine.apply(9, new Entry.SeedSettings(T0, Settings.DEFAULTS));
+            assertThat(engine.settings()).isEqualTo(changed);
+            assertThat(engine.settingsIndex()).isEqualTo(7);
+        }
+
+        @Test
         void readRefusesWrites() {
             assertThatThrownBy(() -> engine.read(TENANT, List.of(put("a", "1")), T0)).isInstanceOf(IllegalArgumentException.class);
         }
