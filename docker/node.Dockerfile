@@ -1,14 +1,22 @@
 # Queen KV node image. Build the jar first (mvn -DskipTests package), then from the repository root:
 #   docker build -f docker/node.Dockerfile -t queen-kv-node:dev .
-# Runs as a non-root user; writes only to /data (the PVC) and /tmp (an emptyDir under a
-# read-only root filesystem).
-FROM eclipse-temurin:17-jre-alpine
-RUN addgroup -S -g 10001 queenkv && adduser -S -u 10001 -G queenkv -h /app queenkv \
- && mkdir -p /data && chown queenkv:queenkv /data
+# or both images at once: mvn -DskipTests -Pimages package (docker/pom.xml).
+#
+# Runs as the non-root user 10001 and works with a read-only root file system: the node writes only
+# to /data (QUEEN_KV_DATA_DIR, the PVC) and the JVM only to /tmp (java.io.tmpdir, an emptyDir in the
+# operator's pods). The operator's StatefulSet sets its own command and JAVA_OPTS; it needs `sh` and
+# `java` on the PATH and the jar at /app/queen-kv-node.jar.
+# A glibc base: the gRPC transport loads its native epoll library, which musl (Alpine) lacks.
+FROM eclipse-temurin:17-jre
+RUN groupadd --system --gid 10001 queenkv \
+ && useradd --system --uid 10001 --gid queenkv --home-dir /app --no-create-home --shell /usr/sbin/nologin queenkv \
+ && mkdir -p /app /data \
+ && chown 10001:10001 /data
 COPY --chown=root:root node/target/queen-kv-node.jar /app/queen-kv-node.jar
+WORKDIR /app
 USER 10001:10001
 ENV QUEEN_KV_DATA_DIR=/data \
-    JAVA_OPTS="-XX:MaxRAMPercentage=70 -XX:+ExitOnOutOfMemoryError"
+    JAVA_OPTS="-XX:MaxRAMPercentage=75.0 -XX:+ExitOnOutOfMemoryError -Djava.io.tmpdir=/tmp"
 VOLUME ["/data"]
 EXPOSE 6632 6634
 # QUEEN_KV_NODE_ID may be set directly; in a StatefulSet the operator derives it from the ordinal.

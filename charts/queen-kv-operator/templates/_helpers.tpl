@@ -1,0 +1,103 @@
+{{/* The chart's name, or nameOverride. */}}
+{{- define "queen-kv-operator.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* The full name of the release's resources (63 characters at most). */}}
+{{- define "queen-kv-operator.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{- define "queen-kv-operator.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/* The operator pod's selector. */}}
+{{- define "queen-kv-operator.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "queen-kv-operator.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{- define "queen-kv-operator.labels" -}}
+helm.sh/chart: {{ include "queen-kv-operator.chart" . }}
+{{ include "queen-kv-operator.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/component: operator
+app.kubernetes.io/part-of: queen-kv
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end }}
+
+{{- define "queen-kv-operator.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "queen-kv-operator.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- required "serviceAccount.name is required when serviceAccount.create is false" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{- define "queen-kv-operator.image" -}}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) }}
+{{- end }}
+
+{{/* WATCH_NAMESPACES: comma-separated; empty means every namespace. */}}
+{{- define "queen-kv-operator.watchNamespaces" -}}
+{{- join "," .Values.watchNamespaces }}
+{{- end }}
+
+{{/* Refuse combinations that cannot work. */}}
+{{- define "queen-kv-operator.validate" -}}
+{{- if and (not .Values.clusterScoped) (empty .Values.watchNamespaces) }}
+{{- fail "clusterScoped=false needs watchNamespaces: a namespaced install grants a Role in each watched namespace, so it cannot watch every namespace" }}
+{{- end }}
+{{- range .Values.watchNamespaces }}
+{{- if not (regexMatch "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$" .) }}
+{{- fail (printf "watchNamespaces: %q is not a namespace name" .) }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+The operator's permissions (least privilege), shared by the ClusterRole and the per-namespace Roles.
+*/}}
+{{- define "queen-kv-operator.rules" -}}
+# Its own resource, the status it writes and the finalizer it may add.
+- apiGroups: ["queenkv.io"]
+  resources: ["queenkvclusters", "queenkvclusters/status", "queenkvclusters/finalizers"]
+  verbs: ["get", "list", "watch", "patch", "update"]
+# What it creates for each cluster (owned by the QueenKvCluster, garbage-collected with it).
+- apiGroups: ["apps"]
+  resources: ["statefulsets"]
+  verbs: ["get", "list", "watch", "create", "update", "patch", "delete"]
+- apiGroups: [""]
+  resources: ["services", "configmaps"]
+  verbs: ["get", "list", "watch", "create", "update", "patch", "delete"]
+- apiGroups: ["policy"]
+  resources: ["poddisruptionbudgets"]
+  verbs: ["get", "list", "watch", "create", "update", "patch", "delete"]
+# Pods: watched for readiness, deleted one at a time for rolling restarts.
+- apiGroups: [""]
+  resources: ["pods"]
+  verbs: ["get", "list", "watch", "delete"]
+# A removed member's volume claim is deleted so that a later scale-up never reuses stale data.
+- apiGroups: [""]
+  resources: ["persistentvolumeclaims"]
+  verbs: ["get", "list", "watch", "delete"]
+# Get by name only: the admin token of spec.auth.adminTokenSecretRef (no list or watch, so the
+# operator cannot enumerate Secrets).
+- apiGroups: [""]
+  resources: ["secrets"]
+  verbs: ["get"]
+# Events about a QueenKvCluster.
+- apiGroups: ["", "events.k8s.io"]
+  resources: ["events"]
+  verbs: ["create", "patch"]
+{{- end }}
