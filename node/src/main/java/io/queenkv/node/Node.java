@@ -25,7 +25,7 @@ public final class Node implements AutoCloseable {
         Access access = config.tokensFile() == null ? Access.open() : Access.fromFile(config.tokensFile());
         this.kv = new ReplicatedKv(config, Node::wallClockMicros);
         this.duties = new LeaderDuties(kv, Node::wallClockMicros, 1_000);
-        this.http = new HttpServer(kv, access, config.httpPort());
+        this.http = new HttpServer(kv, access, config.bindAddress(), config.httpPort());
         LOG.info("node {} serving HTTP on :{} and Raft on :{}, data in {}, peers {}", config.nodeId(), http.port(),
                 config.raftPort(), config.dataDir().toAbsolutePath(), config.peers());
     }

@@ -14,8 +14,8 @@ import io.queenkv.node.kv.Settings;
  * One node's configuration, read from {@code QUEEN_KV_*} environment variables. Every problem is
  * collected and reported at once, so a bad deployment fails at start-up with one clear message.
  */
-public record NodeConfig(String nodeId, String host, int httpPort, int raftPort, List<Peer> peers, Path dataDir,
-                         Settings seedSettings, Path tokensFile, long snapshotEveryEntries) {
+public record NodeConfig(String nodeId, String host, String bindAddress, int httpPort, int raftPort, List<Peer> peers,
+                         Path dataDir, Settings seedSettings, Path tokensFile, long snapshotEveryEntries) {
     public static final int DEFAULT_HTTP_PORT = 6632;
     public static final int DEFAULT_RAFT_PORT = 6634;
     private static final Pattern NODE_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,62}");
@@ -41,6 +41,7 @@ public record NodeConfig(String nodeId, String host, int httpPort, int raftPort,
         String nodeId = r.string("QUEEN_KV_NODE_ID", "n1");
         if (!NODE_ID.matcher(nodeId).matches()) r.problems.add("QUEEN_KV_NODE_ID must match " + NODE_ID.pattern());
         String host = r.string("QUEEN_KV_HOST", "127.0.0.1");
+        String bindAddress = r.string("QUEEN_KV_BIND_ADDRESS", "0.0.0.0");
         int httpPort = r.port("QUEEN_KV_HTTP_PORT", DEFAULT_HTTP_PORT);
         int raftPort = r.port("QUEEN_KV_RAFT_PORT", DEFAULT_RAFT_PORT);
         if (httpPort == raftPort && httpPort > 0) r.problems.add("QUEEN_KV_HTTP_PORT and QUEEN_KV_RAFT_PORT must differ");
@@ -70,7 +71,7 @@ public record NodeConfig(String nodeId, String host, int httpPort, int raftPort,
 
         if (!r.problems.isEmpty())
             throw new ConfigException("invalid configuration:\n  - " + String.join("\n  - ", r.problems));
-        return new NodeConfig(nodeId, host, httpPort, raftPort, List.copyOf(peers), dataDir, seed,
+        return new NodeConfig(nodeId, host, bindAddress, httpPort, raftPort, List.copyOf(peers), dataDir, seed,
                 tokens == null || tokens.isBlank() ? null : Path.of(tokens), snapshotEvery);
     }
 

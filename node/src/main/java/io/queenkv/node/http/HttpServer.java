@@ -33,7 +33,7 @@ public final class HttpServer implements AutoCloseable {
     private final NodeMetrics metrics;
     private final Javalin app;
 
-    public HttpServer(ReplicatedKv kv, Access access, int port) {
+    public HttpServer(ReplicatedKv kv, Access access, String bindAddress, int port) {
         this.kv = kv;
         this.metrics = new NodeMetrics(kv);
         KvRoutes routes = new KvRoutes(kv, access, new RateLimiter(System::nanoTime));
@@ -41,6 +41,7 @@ public final class HttpServer implements AutoCloseable {
         this.app = Javalin.create(config -> {
             config.startup.showJavalinBanner = false;
             config.startup.showOldJavalinVersionWarning = false;
+            config.jetty.host = bindAddress;
             config.jetty.port = port;
             // Keys may hold an encoded slash (%2F); the KV routes decode the raw path themselves.
             config.jetty.modifyHttpConfiguration(http -> http.setUriCompliance(UriCompliance.UNSAFE));

@@ -102,6 +102,7 @@ public final class ReplicatedKv implements AutoCloseable {
     private static RaftProperties serverProperties(NodeConfig config) {
         RaftProperties p = new RaftProperties();
         RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
+        GrpcConfigKeys.Server.setHost(p, config.bindAddress());
         GrpcConfigKeys.Server.setPort(p, config.raftPort());
         RaftServerConfigKeys.setStorageDir(p, List.of(config.dataDir().toAbsolutePath().toFile()));
         RaftServerConfigKeys.Rpc.setTimeoutMin(p, TimeDuration.valueOf(1, TimeUnit.SECONDS));

@@ -16,6 +16,7 @@ class NodeConfigTest {
         NodeConfig c = NodeConfig.fromEnv(Map.of());
         assertThat(c.nodeId()).isEqualTo("n1");
         assertThat(c.httpPort()).isEqualTo(6632);
+        assertThat(c.bindAddress()).isEqualTo("0.0.0.0");
         assertThat(c.raftPort()).isEqualTo(6634);
         assertThat(c.dataDir()).isEqualTo(Path.of("data"));
         assertThat(c.peers()).containsExactly(new NodeConfig.Peer("n1", "127.0.0.1", 6634, 6632));
