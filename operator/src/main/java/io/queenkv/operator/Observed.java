@@ -1,0 +1,129 @@
+package io.queenkv.operator;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.queenkv.operator.crd.QueenKvCluster;
+import io.queenkv.operator.model.Labels;
+import io.queenkv.operator.model.Model;
+import io.queenkv.operator.model.Names;
+import io.queenkv.operator.nodes.ClusterView;
+import io.queenkv.operator.nodes.NodeAdmin;
+import io.queenkv.operator.nodes.NodeAdminException;
+
+/**
+ * What one reconcile sees: the cluster's pods by ordinal, each reachable node's view of the group, and
+ * what follows from them: the leader, the members (in the leader's configuration) and which are ready.
+ */
+record Observed(Map<Integer, Pod> pods, Map<Integer, ClusterView> views, Map<Integer, String> unreachable,
+                ClusterView leaderView) {
+
+    /** How far a member's applied index may trail the leader's commit index and still count as caught up (as {@code /readyz}). */
+    static final long CATCH_UP_LAG = 1000;
+
+    static Observed of(KubernetesClient client, NodeAdmin nodes, QueenKvCluster c) {
+        Map<Integer, Pod> pods = new TreeMap<>();
+        for (Pod p : client.pods().inNamespace(Model.namespace(c)).withLabels(Labels.selector(Model.name(c))).list().getItems()) {
+            int ordinal = podOrdinal(Model.name(c), p.getMetadata().getName());
+            if (ordinal >= 0) pods.put(ordinal, p);
+        }
+        Map<Integer, ClusterView> views = new TreeMap<>();
+        Map<Integer, String> unreachable = new TreeMap<>();
+        for (Map.Entry<Integer, Pod> e : pods.entrySet()) {
+            if (terminating(e.getValue())) continue;
+            try {
+                views.put(e.getKey(), nodes.cluster(c, e.getKey()));
+            } catch (NodeAdminException ex) {
+                unreachable.put(e.getKey(), ex.getMessage());
+            }
+        }
+        ClusterView leader = views.values().stream().filter(ClusterView::isLeader)
+                .max(Comparator.comparingLong(ClusterView::term)).orElse(null);
+        return new Observed(pods, views, unreachable, leader);
+    }
+
+    static int podOrdinal(String cluster, String podName) {
+        String prefix = cluster + "-";
+        if (podName == null || !podName.startsWith(prefix)) return -1;
+        String rest = podName.substring(prefix.length());
+        return rest.matches("0|[1-9][0-9]{0,5}") ? Integer.parseInt(rest) : -1;
+    }
+
+    static boolean terminating(Pod p) {
+        return p.getMetadata().getDeletionTimestamp() != null;
+    }
+
+    static boolean podReady(Pod p) {
+        return p != null && !terminating(p) && p.getStatus() != null && p.getStatus().getConditions() != null
+                && p.getStatus().getConditions().stream().anyMatch(cond -> "Ready".equals(cond.getType()) && "True".equals(cond.getStatus()));
+    }
+
+    String leaderId() { return leaderView == null ? null : leaderView.nodeId(); }
+
+    int leaderOrdinal() { return Names.ordinalOf(leaderId()); }
+
+    /** Member ids in the leader's configuration, in ordinal order (empty without a leader). */
+    List<String> members() {
+        if (leaderView == null) return List.of();
+        List<String> ids = new ArrayList<>(leaderView.members().stream().map(ClusterView.Member::id).toList());
+        ids.sort(Comparator.comparingInt(Names::ordinalOf));
+        return ids;
+    }
+
+    boolean isMember(String id) { return leaderView != null && leaderView.hasMember(id); }
+
+    Optional<Pod> pod(int ordinal) { return Optional.ofNullable(pods.get(ordinal)); }
+
+    /** The pod's pod-template hash annotation, or null. */
+    String podHash(int ordinal) {
+        Pod p = pods.get(ordinal);
+        if (p == null || p.getMetadata().getAnnotations() == null) return null;
+        return p.getMetadata().getAnnotations().get(Model.POD_TEMPLATE_HASH_ANNOTATION);
+    }
+
+    /**
+     * A ready member: in the leader's configuration, its pod ready, and its node reachable, knowing the
+     * leader and applied to within {@link #CATCH_UP_LAG} of the leader's commit index.
+     */
+    boolean ready(String id) {
+        int ordinal = Names.ordinalOf(id);
+        if (!isMember(id) || ordinal < 0 || !podReady(pods.get(ordinal))) return false;
+        ClusterView v = views.get(ordinal);
+        return v != null && v.leaderId() != null && v.hasMember(id) && leaderView.commitIndex() - v.appliedIndex() <= CATCH_UP_LAG;
+    }
+
+    /** Why member {@code id} is not ready (for status messages). */
+    String notReadyReason(String id) {
+        int ordinal = Names.ordinalOf(id);
+        Pod p = pods.get(ordinal);
+        if (p == null) return "no pod";
+        if (terminating(p)) return "pod terminating";
+        if (unreachable.containsKey(ordinal)) return "admin API unreachable";
+        ClusterView v = views.get(ordinal);
+        if (v == null) return "no answer";
+        if (!v.hasMember(id)) return "not in the group";
+        if (v.leaderId() == null) return "knows no leader";
+        if (leaderView != null && leaderView.commitIndex() - v.appliedIndex() > CATCH_UP_LAG)
+            return "lagging (applied " + v.appliedIndex() + " of " + leaderView.commitIndex() + ")";
+        if (!podReady(p)) return "pod not ready";
+        return "not ready";
+    }
+
+    List<String> readyMembers() { return members().stream().filter(this::ready).toList(); }
+
+    /** Each member's readiness, in ordinal order. */
+    Map<String, Boolean> readiness() {
+        Map<String, Boolean> m = new LinkedHashMap<>();
+        for (String id : members()) m.put(id, ready(id));
+        return m;
+    }
+
+    static int majority(int members) { return members / 2 + 1; }
+}

@@ -1,0 +1,50 @@
+package io.queenkv.operator;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.javaoperatorsdk.operator.Operator;
+import io.javaoperatorsdk.operator.api.config.ControllerConfigurationOverrider;
+import io.queenkv.operator.nodes.HttpNodeAdmin;
+
+/**
+ * Runs the operator: one controller for {@code QueenKvCluster}s, watching the namespaces in
+ * {@code WATCH_NAMESPACES} (comma-separated; absent or empty: all namespaces), calling the nodes' admin
+ * API at their pods' DNS names. Production uses server-side apply (JOSDK's default).
+ */
+public final class OperatorMain {
+    public static final String WATCH_NAMESPACES = "WATCH_NAMESPACES";
+    private static final Logger LOG = LoggerFactory.getLogger(OperatorMain.class);
+
+    private OperatorMain() {}
+
+    public static void main(String[] args) {
+        KubernetesClient client = new KubernetesClientBuilder().build();
+        Operator operator = new Operator(o -> o.withKubernetesClient(client));
+        Set<String> namespaces = namespaces(System.getenv(WATCH_NAMESPACES));
+        operator.register(new QueenKvReconciler(new HttpNodeAdmin(client, HttpNodeAdmin.AddressResolver.podDns())),
+                overrider -> watch(overrider, namespaces));
+        operator.installShutdownHook(Duration.ofSeconds(30));
+        operator.start();
+        LOG.info("Queen KV operator started, watching {}", namespaces.isEmpty() ? "all namespaces" : namespaces);
+    }
+
+    /** The namespaces of a comma-separated list; empty means all. */
+    static Set<String> namespaces(String list) {
+        if (list == null || list.isBlank()) return Set.of();
+        return Arrays.stream(list.split(",")).map(String::trim).filter(s -> !s.isEmpty()).collect(Collectors.toCollection(java.util.TreeSet::new));
+    }
+
+    /** Points the controller at {@code namespaces} (all when empty). */
+    static <R extends io.fabric8.kubernetes.api.model.HasMetadata> void watch(ControllerConfigurationOverrider<R> overrider, Set<String> namespaces) {
+        if (namespaces.isEmpty()) overrider.watchingAllNamespaces();
+        else overrider.settingNamespaces(namespaces);
+    }
+}

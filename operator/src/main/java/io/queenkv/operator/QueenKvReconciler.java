@@ -1,0 +1,591 @@
+package io.queenkv.operator;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.api.reconciler.PrimaryUpdateAndCacheUtils;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
+import io.javaoperatorsdk.operator.processing.event.source.informer.Mappers;
+import io.queenkv.operator.crd.ClusterPhase;
+import io.queenkv.operator.crd.KvSettings;
+import io.queenkv.operator.crd.MemberStatus;
+import io.queenkv.operator.crd.OperationType;
+import io.queenkv.operator.crd.PendingOperation;
+import io.queenkv.operator.crd.QueenKvCluster;
+import io.queenkv.operator.crd.QueenKvClusterStatus;
+import io.queenkv.operator.model.DesiredResources;
+import io.queenkv.operator.model.Labels;
+import io.queenkv.operator.model.Model;
+import io.queenkv.operator.model.Names;
+import io.queenkv.operator.model.Peers;
+import io.queenkv.operator.model.StatefulSetModel;
+import io.queenkv.operator.nodes.ClusterView;
+import io.queenkv.operator.nodes.NodeAdmin;
+import io.queenkv.operator.nodes.NodeAdminException;
+
+/**
+ * Reconciles a {@link QueenKvCluster} in small, named, idempotent steps, each gated on what status
+ * records:
+ * <ol>
+ *   <li><b>bootstrap</b>: record {@code status.bootstrapReplicas} (the fixed initial peer list) before
+ *       anything is created;</li>
+ *   <li><b>apply</b>: the ConfigMap, both Services, the StatefulSet (sized from status, one ordinal at a
+ *       time) and the PodDisruptionBudget;</li>
+ *   <li><b>observe</b>: the pods and each node's view of the group through {@link NodeAdmin};</li>
+ *   <li><b>act</b>: resume the recorded {@code pendingOperation}, or pick the next one (settings, scale up
+ *       by one, scale down by one, roll one pod) and only <em>record</em> it: the next reconcile acts, so
+ *       an operator restarted mid-way finds the intent in status and resumes it;</li>
+ *   <li><b>status</b>: phase, members, leader, settings in force, conditions, and a reschedule only
+ *       while work remains or a member is not ready.</li>
+ * </ol>
+ */
+@ControllerConfiguration(name = QueenKvReconciler.NAME)
+public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
+    public static final String NAME = "queenkvcluster";
+
+    /** {@code pendingOperation.step} values: the last step done. */
+    public static final String RECORDED = "Recorded";
+    public static final String LEADERSHIP_MOVED = "LeadershipMoved";
+    public static final String MEMBER_ADDED = "MemberAdded";
+    public static final String MEMBER_REMOVED = "MemberRemoved";
+    public static final String POD_DELETED = "PodDeleted";
+
+    /** Condition reasons. */
+    public static final String REASON_QUORUM = "QuorumAvailable";
+    public static final String REASON_NO_QUORUM = "NoQuorum";
+    public static final String REASON_CREATING = "Creating";
+    public static final String REASON_SCALING_UP = "ScalingUp";
+    public static final String REASON_SCALING_DOWN = "ScalingDown";
+    public static final String REASON_ROLLING = "Rolling";
+    public static final String REASON_SETTINGS = "ApplyingSettings";
+    public static final String REASON_WAITING = "Waiting";
+    public static final String REASON_RECONCILED = "Reconciled";
+    public static final String REASON_HEALTHY = "AllMembersReady";
+    public static final String REASON_MEMBER_NOT_READY = "MemberNotReady";
+    public static final String REASON_NO_LEADER = "NoLeader";
+    public static final String REASON_WOULD_LOSE_QUORUM = "ScaleDownWouldLoseQuorum";
+    public static final String REASON_STUCK = "StepStuck";
+    public static final String REASON_RECONCILE_FAILED = "ReconcileFailed";
+
+    private static final Logger LOG = LoggerFactory.getLogger(QueenKvReconciler.class);
+
+    /**
+     * @param poll       how soon to look again while waiting for a pod, a member or a catch-up
+     * @param step       how soon to go on after a step was recorded or done
+     * @param stuckAfter how long an operation (or the creation) may take before Degraded says it is stuck
+     */
+    public record Timing(Duration poll, Duration step, Duration stuckAfter) {
+        public static Timing production() {
+            return new Timing(Duration.ofSeconds(3), Duration.ofMillis(200), Duration.ofMinutes(10));
+        }
+    }
+
+    private final NodeAdmin nodes;
+    private final Timing timing;
+    private final Clock clock;
+    private final AtomicLong reconciles = new AtomicLong();
+
+    public QueenKvReconciler(NodeAdmin nodes) {
+        this(nodes, Timing.production(), Clock.systemUTC());
+    }
+
+    public QueenKvReconciler(NodeAdmin nodes, Timing timing, Clock clock) {
+        this.nodes = nodes;
+        this.timing = timing;
+        this.clock = clock;
+    }
+
+    /** How many times {@link #reconcile} ran (tests check there is no hot loop). */
+    public long reconcileCount() { return reconciles.get(); }
+
+    /** Pod events (readiness, restarts) and StatefulSet events trigger a reconcile of their cluster. */
+    @Override
+    public List<EventSource<?, QueenKvCluster>> prepareEventSources(EventSourceContext<QueenKvCluster> context) {
+        InformerEventSourceConfiguration<Pod> pods = InformerEventSourceConfiguration.from(Pod.class, QueenKvCluster.class)
+                .withName("pods")
+                .withLabelSelector(Labels.NAME + "=" + Labels.APP)
+                .withSecondaryToPrimaryMapper(p -> {
+                    Map<String, String> labels = p.getMetadata().getLabels();
+                    String cluster = labels == null ? null : labels.get(Labels.INSTANCE);
+                    return cluster == null ? Set.of() : Set.of(new ResourceID(cluster, p.getMetadata().getNamespace()));
+                })
+                .build();
+        InformerEventSourceConfiguration<StatefulSet> statefulSets = InformerEventSourceConfiguration
+                .from(StatefulSet.class, QueenKvCluster.class)
+                .withName("statefulsets")
+                .withLabelSelector(Labels.MANAGED_BY + "=" + Labels.OPERATOR)
+                .withSecondaryToPrimaryMapper(Mappers.fromOwnerReferences(QueenKvCluster.class))
+                .build();
+        return List.of(new InformerEventSource<>(pods, context), new InformerEventSource<>(statefulSets, context));
+    }
+
+    @Override
+    public UpdateControl<QueenKvCluster> reconcile(QueenKvCluster c, Context<QueenKvCluster> context) {
+        reconciles.incrementAndGet();
+        KubernetesClient client = context.getClient();
+        QueenKvClusterStatus before = c.getStatus();
+        QueenKvClusterStatus s = before == null ? new QueenKvClusterStatus() : copy(before);
+
+        // 1. The initial peer list is fixed before anything is created.
+        if (s.getBootstrapReplicas() == null) {
+            s.setBootstrapReplicas(Model.replicas(Model.spec(c)));
+            s.setReplicas(s.getBootstrapReplicas());
+            s.setPhase(ClusterPhase.Creating);
+            s.setSelector(Labels.selectorString(Model.name(c)));
+            s.setObservedGeneration(c.getMetadata().getGeneration());
+            Instant now = clock.instant();
+            Long gen = c.getMetadata().getGeneration();
+            Conditions.set(s.getConditions(), QueenKvClusterStatus.AVAILABLE, false, REASON_CREATING, "the group is being created", gen, now);
+            Conditions.set(s.getConditions(), QueenKvClusterStatus.PROGRESSING, true, REASON_CREATING,
+                    "creating " + s.getBootstrapReplicas() + " members", gen, now);
+            Conditions.set(s.getConditions(), QueenKvClusterStatus.DEGRADED, false, REASON_CREATING, "the group is being created", gen, now);
+            saveStatus(c, s, context);
+            return UpdateControl.<QueenKvCluster>noUpdate().rescheduleAfter(timing.step());
+        }
+        QueenKvCluster view = withStatus(c, s); // the model reads bootstrapReplicas from status
+
+        // 2. The owned resources, the StatefulSet at the size the recorded operation calls for.
+        boolean ssa = context.getControllerConfiguration().getConfigurationService().ssaBasedCreateUpdateMatchForDependentResources();
+        ResourceApplier applier = new ResourceApplier(client, ssa);
+        DesiredResources desired = DesiredResources.of(view, statefulSetReplicas(s));
+        for (HasMetadata r : desired.all()) applier.apply(r);
+
+        // 3. What the pods and the nodes say.
+        Observed o = Observed.of(client, nodes, view);
+
+        // 4. One step: resume the recorded operation, or record the next one.
+        Outcome outcome;
+        try {
+            outcome = s.getPendingOperation() != null ? resume(view, s, o, client, applier) : next(view, s, o, desired.podTemplateHash());
+        } catch (NodeAdminException e) {
+            LOG.info("{}/{}: admin call failed: {}", Model.namespace(c), Model.name(c), e.getMessage());
+            outcome = Outcome.waiting("admin call failed, retrying: " + e.getMessage());
+        }
+
+        // 5. Status.
+        writeStatus(view, s, o, outcome);
+        if (!Objects.equals(json(before), json(s))) saveStatus(c, s, context);
+        UpdateControl<QueenKvCluster> control = UpdateControl.noUpdate();
+        if (outcome.busy() || s.getPendingOperation() != null || s.getPhase() == ClusterPhase.Creating
+                || !o.readyMembers().containsAll(o.members()) || o.leaderView() == null)
+            control.rescheduleAfter(outcome.soon() ? timing.step() : timing.poll());
+        return control;
+    }
+
+    @Override
+    public ErrorStatusUpdateControl<QueenKvCluster> updateErrorStatus(QueenKvCluster c, Context<QueenKvCluster> context, Exception e) {
+        QueenKvClusterStatus s = c.getStatus() == null ? new QueenKvClusterStatus() : c.getStatus();
+        Conditions.set(s.getConditions(), QueenKvClusterStatus.DEGRADED, true, REASON_RECONCILE_FAILED,
+                String.valueOf(e.getMessage()), c.getMetadata().getGeneration(), clock.instant());
+        s.setPhase(ClusterPhase.Degraded);
+        try {
+            saveStatus(c, s, context);
+        } catch (RuntimeException saveFailed) {
+            LOG.warn("{}/{}: could not record the failure in status: {}", Model.namespace(c), Model.name(c), saveFailed.getMessage());
+        }
+        return ErrorStatusUpdateControl.noStatusUpdate();
+    }
+
+    /**
+     * Writes status so that the next reconcile reads it back, even before the informer has seen the
+     * change (status records the intent every step is gated on): server-side apply in production,
+     * an update locked on the resource version read otherwise (the mock API server has no apply).
+     */
+    private static void saveStatus(QueenKvCluster c, QueenKvClusterStatus s, Context<QueenKvCluster> context) {
+        if (context.getControllerConfiguration().getConfigurationService().useSSAToPatchPrimaryResource()) {
+            QueenKvCluster patch = new QueenKvCluster();
+            patch.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMetaBuilder()
+                    .withName(Model.name(c)).withNamespace(Model.namespace(c)).build());
+            patch.setSpec(null);
+            patch.setStatus(s);
+            PrimaryUpdateAndCacheUtils.ssaPatchStatusAndCacheResource(c, patch, context);
+        } else {
+            PrimaryUpdateAndCacheUtils.updateStatusAndCacheResource(c, context, r -> {
+                r.setStatus(s);
+                return r;
+            });
+        }
+        c.setStatus(s);
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Step 2: how many pods the StatefulSet has, from what status records
+
+    /**
+     * The completed member count ({@code status.replicas}), plus the ordinal being added, or minus the
+     * ordinal already removed from the group.
+     */
+    static int statefulSetReplicas(QueenKvClusterStatus s) {
+        int members = s.getReplicas() != null ? s.getReplicas() : s.getBootstrapReplicas();
+        PendingOperation op = s.getPendingOperation();
+        if (op == null) return members;
+        return switch (op.getType()) {
+            case ScaleUp -> op.getOrdinal() + 1;
+            case ScaleDown -> MEMBER_REMOVED.equals(op.getStep()) ? op.getOrdinal() : op.getOrdinal() + 1;
+            case Roll -> members;
+        };
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Step 4a: the next operation (recorded, not acted on)
+
+    private Outcome next(QueenKvCluster c, QueenKvClusterStatus s, Observed o, String desiredHash) {
+        if (o.leaderView() == null) return Outcome.waiting("waiting for the group to elect a leader");
+        List<String> members = o.members();
+        List<String> ready = o.readyMembers();
+        boolean allReady = ready.size() == members.size();
+        if (creating(s) && !(allReady && members.size() >= s.getBootstrapReplicas()))
+            return Outcome.waiting("waiting for " + s.getBootstrapReplicas() + " members to be ready (" + ready.size() + " are)");
+
+        // Settings: committed through the log, every node switches at the same index; no restart.
+        KvSettings want = Model.spec(c).getSettings();
+        if (want != null && differs(want, o.leaderView().settings())) {
+            NodeAdmin.SettingsChange change = nodes.changeSettings(c, o.leaderOrdinal(), want);
+            s.setSettings(change.settings());
+            s.setSettingsIndex(change.settingsIndex());
+            LOG.info("{}/{}: settings in force from index {}: {}", Model.namespace(c), Model.name(c), change.settingsIndex(), change.settings());
+            return Outcome.advanced(REASON_SETTINGS, "settings committed at index " + change.settingsIndex());
+        }
+
+        int desired = Model.replicas(Model.spec(c));
+        int highest = members.stream().mapToInt(Names::ordinalOf).max().orElse(-1);
+        if (desired > members.size()) {
+            if (!allReady) return Outcome.waiting("scale up waits until every member is ready");
+            return record(s, OperationType.ScaleUp, highest + 1, null, "scale up: adding " + Names.nodeId(highest + 1));
+        }
+        if (desired < members.size()) {
+            String id = Names.nodeId(highest);
+            Optional<String> refusal = quorumRefusal(o, id);
+            if (refusal.isPresent()) return Outcome.refused(REASON_WOULD_LOSE_QUORUM, refusal.get());
+            return record(s, OperationType.ScaleDown, highest, null, "scale down: removing " + id);
+        }
+
+        // Roll: pods whose template hash is not the desired one, followers first, the leader last.
+        List<String> stale = members.stream().filter(id -> !desiredHash.equals(o.podHash(Names.ordinalOf(id)))).toList();
+        if (stale.isEmpty()) {
+            s.setPodTemplateHash(desiredHash);
+            s.setCurrentImage(Model.spec(c).getImage());
+            return Outcome.idle();
+        }
+        Optional<String> down = stale.stream().filter(id -> !o.ready(id)).findFirst();
+        String pick;
+        if (!allReady) {
+            // A member that is down anyway may be restarted (a new image may be its fix); no one else.
+            if (down.isEmpty()) return Outcome.waiting("the roll waits until every member is ready");
+            pick = down.get();
+        } else {
+            pick = stale.stream().filter(id -> !id.equals(o.leaderId()))
+                    .max(Comparator.comparingInt(Names::ordinalOf)).orElse(o.leaderId());
+        }
+        return record(s, OperationType.Roll, Names.ordinalOf(pick), desiredHash, "rolling " + pick);
+    }
+
+    private Outcome record(QueenKvClusterStatus s, OperationType type, int ordinal, String hash, String message) {
+        PendingOperation op = new PendingOperation(type, Names.nodeId(ordinal), ordinal, clock.instant().toString());
+        op.setTargetPodTemplateHash(hash);
+        op.setStep(RECORDED);
+        s.setPendingOperation(op);
+        return Outcome.advanced(reason(op), message);
+    }
+
+    /** Why removing {@code id} would leave the group without a quorum, if it would. */
+    private static Optional<String> quorumRefusal(Observed o, String id) {
+        List<String> members = o.members();
+        List<String> ready = o.readyMembers();
+        long readyAfter = ready.stream().filter(r -> !r.equals(id)).count();
+        int majorityNow = Observed.majority(members.size());
+        int majorityAfter = Observed.majority(members.size() - 1);
+        if (ready.size() < majorityNow || readyAfter < majorityAfter)
+            return Optional.of("removing " + id + " would leave " + readyAfter + " ready of " + (members.size() - 1)
+                    + " members (a quorum needs " + majorityAfter + "); not ready: " + notReady(o));
+        return Optional.empty();
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Step 4b: resume the recorded operation
+
+    private Outcome resume(QueenKvCluster c, QueenKvClusterStatus s, Observed o, KubernetesClient client, ResourceApplier applier) {
+        PendingOperation op = s.getPendingOperation();
+        if (o.leaderView() == null) return Outcome.waiting(op.getType() + " of " + op.getMember() + " waits for a leader");
+        return switch (op.getType()) {
+            case ScaleUp -> resumeScaleUp(c, s, o, op);
+            case ScaleDown -> resumeScaleDown(c, s, o, op, client, applier);
+            case Roll -> resumeRoll(c, s, o, op, client);
+        };
+    }
+
+    /** Pod started → added through the leader → caught up. */
+    private Outcome resumeScaleUp(QueenKvCluster c, QueenKvClusterStatus s, Observed o, PendingOperation op) {
+        int k = op.getOrdinal();
+        String id = op.getMember();
+        if (!o.isMember(id)) {
+            if (!o.views().containsKey(k)) return Outcome.waiting("waiting for pod " + Names.pod(Model.name(c), k) + " to start");
+            Peers.NodeAddress a = Peers.node(c, k);
+            nodes.addMember(c, o.leaderOrdinal(), id, a.raftAddress(), a.httpAddress());
+            op.setStep(MEMBER_ADDED);
+            LOG.info("{}/{}: added {} to the group", Model.namespace(c), Model.name(c), id);
+            return Outcome.advanced(REASON_SCALING_UP, "added " + id + "; waiting for it to catch up");
+        }
+        op.setStep(MEMBER_ADDED);
+        if (!caughtUp(c, o, id)) return Outcome.waiting("waiting for " + id + " to catch up (" + o.notReadyReason(id) + ")");
+        s.setReplicas(k + 1);
+        s.setPendingOperation(null);
+        LOG.info("{}/{}: {} caught up; {} members", Model.namespace(c), Model.name(c), id, k + 1);
+        return Outcome.advanced(REASON_SCALING_UP, id + " caught up");
+    }
+
+    /** Leadership moved off → removed from the group (committed) → StatefulSet shrunk → its claim deleted. */
+    private Outcome resumeScaleDown(QueenKvCluster c, QueenKvClusterStatus s, Observed o, PendingOperation op,
+                                    KubernetesClient client, ResourceApplier applier) {
+        int k = op.getOrdinal();
+        String id = op.getMember();
+        if (o.isMember(id)) {
+            Optional<String> refusal = quorumRefusal(o, id);
+            if (refusal.isPresent()) return Outcome.refused(REASON_WOULD_LOSE_QUORUM, refusal.get());
+            if (id.equals(o.leaderId())) {
+                String to = handOffTarget(o, id, null);
+                if (to == null) return Outcome.waiting("no ready member to hand leadership to");
+                nodes.transferLeadership(c, o.leaderOrdinal(), to);
+                op.setStep(LEADERSHIP_MOVED);
+                LOG.info("{}/{}: moved leadership from {} to {}", Model.namespace(c), Model.name(c), id, to);
+                return Outcome.advanced(REASON_SCALING_DOWN, "moved leadership from " + id + " to " + to);
+            }
+            nodes.removeMember(c, o.leaderOrdinal(), id);
+            LOG.info("{}/{}: removed {} from the group", Model.namespace(c), Model.name(c), id);
+        }
+        if (!MEMBER_REMOVED.equals(op.getStep())) {
+            op.setStep(MEMBER_REMOVED);
+            applier.apply(StatefulSetModel.build(c, statefulSetReplicas(s)));
+        }
+        if (o.pod(k).isPresent()) return Outcome.waiting("removed " + id + "; waiting for pod " + Names.pod(Model.name(c), k) + " to go");
+        client.persistentVolumeClaims().inNamespace(Model.namespace(c)).withName(Names.dataClaim(Model.name(c), k)).delete();
+        s.setReplicas(k);
+        s.setPendingOperation(null);
+        LOG.info("{}/{}: {} removed, claim deleted; {} members", Model.namespace(c), Model.name(c), id, k);
+        return Outcome.advanced(REASON_SCALING_DOWN, id + " removed");
+    }
+
+    /** Leadership moved off (the leader only) → pod deleted → back on the new template, ready and caught up. */
+    private Outcome resumeRoll(QueenKvCluster c, QueenKvClusterStatus s, Observed o, PendingOperation op, KubernetesClient client) {
+        int k = op.getOrdinal();
+        String id = op.getMember();
+        String target = op.getTargetPodTemplateHash();
+        boolean restarted = target != null && target.equals(o.podHash(k));
+        if (!restarted && !POD_DELETED.equals(op.getStep())) {
+            if (id.equals(o.leaderId())) {
+                String to = handOffTarget(o, id, target);
+                if (to == null) return Outcome.waiting("no ready member to hand leadership to");
+                nodes.transferLeadership(c, o.leaderOrdinal(), to);
+                op.setStep(LEADERSHIP_MOVED);
+                LOG.info("{}/{}: moved leadership from {} to {} before restarting it", Model.namespace(c), Model.name(c), id, to);
+                return Outcome.advanced(REASON_ROLLING, "moved leadership from " + id + " to " + to);
+            }
+            Optional<Pod> pod = o.pod(k);
+            if (pod.isPresent() && !Observed.terminating(pod.get())) {
+                client.pods().inNamespace(Model.namespace(c)).withName(pod.get().getMetadata().getName()).delete();
+                LOG.info("{}/{}: restarting {} (pod {})", Model.namespace(c), Model.name(c), id, pod.get().getMetadata().getName());
+            }
+            op.setStep(POD_DELETED);
+            return Outcome.advanced(REASON_ROLLING, "restarting " + id);
+        }
+        if (!restarted) return Outcome.waiting("waiting for pod " + Names.pod(Model.name(c), k) + " to come back");
+        if (!caughtUp(c, o, id)) return Outcome.waiting("waiting for " + id + " to catch up after its restart (" + o.notReadyReason(id) + ")");
+        s.setPendingOperation(null);
+        LOG.info("{}/{}: {} restarted and caught up", Model.namespace(c), Model.name(c), id);
+        return Outcome.advanced(REASON_ROLLING, id + " restarted");
+    }
+
+    /** A ready member other than {@code leaving}, one already on {@code preferredHash} first, then the lowest ordinal. */
+    private static String handOffTarget(Observed o, String leaving, String preferredHash) {
+        Function<String, Boolean> onHash = id -> preferredHash != null && preferredHash.equals(o.podHash(Names.ordinalOf(id)));
+        return o.readyMembers().stream().filter(id -> !id.equals(leaving))
+                .min(Comparator.comparing((String id) -> !onHash.apply(id)).thenComparingInt(Names::ordinalOf))
+                .orElse(null);
+    }
+
+    /** In the leader's configuration, pod ready, {@code /readyz} answering 200, applied close to the leader's commit. */
+    private boolean caughtUp(QueenKvCluster c, Observed o, String id) {
+        return o.ready(id) && nodes.ready(c, Names.ordinalOf(id));
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Step 5: status
+
+    private void writeStatus(QueenKvCluster c, QueenKvClusterStatus s, Observed o, Outcome outcome) {
+        Instant now = clock.instant();
+        Long gen = c.getMetadata().getGeneration();
+        s.setObservedGeneration(gen);
+        s.setSelector(Labels.selectorString(Model.name(c)));
+        s.setLeader(o.leaderId());
+
+        List<MemberStatus> members = new ArrayList<>();
+        if (o.leaderView() != null)
+            for (String id : o.members()) {
+                ClusterView.Member m = o.leaderView().member(id).orElseThrow();
+                members.add(new MemberStatus(id, m.raftAddress(), m.httpAddress(),
+                        id.equals(o.leaderId()) ? "leader" : m.role() == null ? "follower" : m.role(), o.ready(id)));
+            }
+        s.setMembers(members);
+        int ready = (int) members.stream().filter(m -> Boolean.TRUE.equals(m.getReady())).count();
+        s.setReadyReplicas(ready);
+        if (o.leaderView() != null && o.leaderView().settings() != null
+                && (s.getSettingsIndex() == null || o.leaderView().settingsIndex() >= s.getSettingsIndex())) {
+            s.setSettings(o.leaderView().settings());
+            s.setSettingsIndex(o.leaderView().settingsIndex());
+        }
+
+        boolean creating = creating(s) && !(o.leaderView() != null && ready == members.size() && members.size() >= s.getBootstrapReplicas());
+        PendingOperation op = s.getPendingOperation();
+
+        // Available: a quorum of members serves.
+        boolean available = o.leaderView() != null && ready >= Observed.majority(members.size());
+        Conditions.set(s.getConditions(), QueenKvClusterStatus.AVAILABLE, available,
+                available ? REASON_QUORUM : creating ? REASON_CREATING : REASON_NO_QUORUM,
+                o.leaderView() == null ? "no leader" : ready + " of " + members.size() + " members ready, leader " + o.leaderId(), gen, now);
+
+        // Progressing: an operation is recorded, the group is being created, or a step just ran.
+        boolean progressing = op != null || creating || outcome.progressReason() != null;
+        String progressReason = op != null ? reason(op) : creating ? REASON_CREATING
+                : outcome.progressReason() != null ? outcome.progressReason() : REASON_RECONCILED;
+        String progressMessage = progressing ? outcome.message()
+                : members.size() + " members on " + Model.spec(c).getImage()
+                        + (s.getSettingsIndex() == null ? "" : ", settings in force from index " + s.getSettingsIndex());
+        Conditions.set(s.getConditions(), QueenKvClusterStatus.PROGRESSING, progressing, progressReason, progressMessage, gen, now);
+
+        // Degraded: a member is lost (other than the one an operation is working on), a step is refused or stuck.
+        String degradedReason = null;
+        String degradedMessage = null;
+        String working = op == null ? null : op.getMember();
+        List<String> lost = o.members().stream().filter(id -> !o.ready(id) && !id.equals(working)).toList();
+        Instant since = op != null ? Instant.parse(op.getStartedAt()) : creationTime(c);
+        if (outcome.degradedReason() != null) {
+            degradedReason = outcome.degradedReason();
+            degradedMessage = outcome.message();
+        } else if ((op != null || creating) && since != null && since.plus(timing.stuckAfter()).isBefore(now)) {
+            degradedReason = REASON_STUCK;
+            degradedMessage = (op != null ? op.getType() + " of " + op.getMember() + " at step " + op.getStep() : "creation")
+                    + " since " + since + ": " + outcome.message();
+        } else if (!creating && o.leaderView() == null) {
+            degradedReason = REASON_NO_LEADER;
+            degradedMessage = "no node reports itself leader; unreachable: " + o.unreachable().keySet().stream().map(Names::nodeId).toList();
+        } else if (!creating && !lost.isEmpty()) {
+            degradedReason = REASON_MEMBER_NOT_READY;
+            degradedMessage = notReady(o, lost);
+        }
+        Conditions.set(s.getConditions(), QueenKvClusterStatus.DEGRADED, degradedReason != null,
+                degradedReason != null ? degradedReason : REASON_HEALTHY,
+                degradedReason != null ? degradedMessage : "every member is ready", gen, now);
+
+        if (degradedReason != null) s.setPhase(ClusterPhase.Degraded);
+        else if (op != null) s.setPhase(op.getType() == OperationType.Roll ? ClusterPhase.Rolling : ClusterPhase.Scaling);
+        else if (creating) s.setPhase(ClusterPhase.Creating);
+        else s.setPhase(ClusterPhase.Running);
+    }
+
+    /** Creating until the bootstrap members were first all ready; never again after that. */
+    private static boolean creating(QueenKvClusterStatus s) {
+        return s.getPhase() == null || s.getPhase() == ClusterPhase.Creating
+                || (s.getPhase() == ClusterPhase.Degraded && Conditions.find(s.getConditions(), QueenKvClusterStatus.PROGRESSING)
+                        .map(p -> REASON_CREATING.equals(p.getReason())).orElse(false));
+    }
+
+    private static Instant creationTime(QueenKvCluster c) {
+        String t = c.getMetadata().getCreationTimestamp();
+        try {
+            return t == null ? null : Instant.parse(t);
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    private static String reason(PendingOperation op) {
+        return switch (op.getType()) {
+            case ScaleUp -> REASON_SCALING_UP;
+            case ScaleDown -> REASON_SCALING_DOWN;
+            case Roll -> REASON_ROLLING;
+        };
+    }
+
+    private static String notReady(Observed o) {
+        return notReady(o, o.members().stream().filter(id -> !o.ready(id)).toList());
+    }
+
+    private static String notReady(Observed o, List<String> ids) {
+        if (ids.isEmpty()) return "none";
+        StringBuilder b = new StringBuilder();
+        for (String id : ids) b.append(b.length() == 0 ? "" : ", ").append(id).append(" (").append(o.notReadyReason(id)).append(')');
+        return b.toString();
+    }
+
+    /** Whether a field the spec sets differs from the value in force. */
+    static boolean differs(KvSettings want, KvSettings inForce) {
+        if (inForce == null) return true;
+        return (want.getMaxValueBytes() != null && !want.getMaxValueBytes().equals(inForce.getMaxValueBytes()))
+                || (want.getMaxKeysPerCall() != null && !want.getMaxKeysPerCall().equals(inForce.getMaxKeysPerCall()))
+                || (want.getMaxOpsPerCall() != null && !want.getMaxOpsPerCall().equals(inForce.getMaxOpsPerCall()))
+                || (want.getMaxBodyBytes() != null && !want.getMaxBodyBytes().equals(inForce.getMaxBodyBytes()))
+                || (want.getWriteRate() != null && !want.getWriteRate().equals(inForce.getWriteRate()))
+                || (want.getReadRate() != null && !want.getReadRate().equals(inForce.getReadRate()));
+    }
+
+    private static QueenKvClusterStatus copy(QueenKvClusterStatus s) {
+        return Serialization.unmarshal(Serialization.asJson(s), QueenKvClusterStatus.class);
+    }
+
+    private static String json(QueenKvClusterStatus s) {
+        return s == null ? null : Serialization.asJson(s);
+    }
+
+    private static QueenKvCluster withStatus(QueenKvCluster c, QueenKvClusterStatus s) {
+        QueenKvCluster v = new QueenKvCluster();
+        v.setMetadata(c.getMetadata());
+        v.setSpec(c.getSpec());
+        v.setStatus(s);
+        return v;
+    }
+
+    /**
+     * What step 4 did or is waiting for.
+     *
+     * @param busy           more to do: look again
+     * @param soon           a step was recorded or done: look again right away
+     * @param progressReason the Progressing reason when something moved (null: nothing did)
+     * @param degradedReason set when the step is refused (e.g. it would lose the quorum)
+     */
+    record Outcome(boolean busy, boolean soon, String progressReason, String degradedReason, String message) {
+        static Outcome idle() { return new Outcome(false, false, null, null, "nothing to do"); }
+
+        static Outcome waiting(String message) { return new Outcome(true, false, REASON_WAITING, null, message); }
+
+        static Outcome advanced(String reason, String message) { return new Outcome(true, true, reason, null, message); }
+
+        static Outcome refused(String degradedReason, String message) { return new Outcome(true, false, null, degradedReason, message); }
+    }
+}

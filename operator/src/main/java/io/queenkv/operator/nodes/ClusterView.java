@@ -1,0 +1,33 @@
+package io.queenkv.operator.nodes;
+
+import java.util.List;
+import java.util.Optional;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+
+import io.queenkv.operator.crd.KvSettings;
+
+/**
+ * One node's view of the group, as {@code GET /api/v1/cluster} answers it (API.md §4). A node that was
+ * started outside the peer list and not yet added answers {@code members: []}.
+ */
+@JsonIgnoreProperties(ignoreUnknown = true)
+public record ClusterView(String nodeId, String role, long term, String leaderId, List<Member> members,
+                          long commitIndex, long appliedIndex, KvSettings settings, long settingsIndex) {
+
+    public ClusterView {
+        members = members == null ? List.of() : List.copyOf(members);
+    }
+
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record Member(String id, String raftAddress, String httpAddress, String role) {}
+
+    public boolean isLeader() { return "leader".equals(role); }
+
+    /** Whether this node belongs to a group (a node waiting to be added has no members). */
+    public boolean inGroup() { return !members.isEmpty(); }
+
+    public boolean hasMember(String id) { return members.stream().anyMatch(m -> m.id().equals(id)); }
+
+    public Optional<Member> member(String id) { return members.stream().filter(m -> m.id().equals(id)).findFirst(); }
+}

@@ -1,0 +1,443 @@
+package io.queenkv.operator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.Watch;
+import io.fabric8.kubernetes.client.Watcher;
+import io.fabric8.kubernetes.client.WatcherException;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.javaoperatorsdk.operator.Operator;
+import io.queenkv.operator.crd.ClusterPhase;
+import io.queenkv.operator.crd.KvSettings;
+import io.queenkv.operator.crd.MemberStatus;
+import io.queenkv.operator.crd.OperationType;
+import io.queenkv.operator.crd.QueenKvCluster;
+import io.queenkv.operator.crd.QueenKvClusterSpec;
+import io.queenkv.operator.crd.QueenKvClusterStatus;
+import io.queenkv.operator.model.Model;
+import io.queenkv.operator.model.PodTemplateHash;
+
+/**
+ * The real operator (JOSDK with {@link QueenKvReconciler}) against Fabric8's mock API server in CRUD mode,
+ * with {@link FakeNodeAdmin} for the nodes and {@link PodSimulator} for the StatefulSet controller and the
+ * kubelet. Server-side apply is off: the mock has no apply.
+ */
+@EnableKubernetesMockClient(crud = true)
+class QueenKvReconcilerTest {
+    static final String NS = "prod";
+    static final String NAME = "kv";
+    static final String IMAGE_2 = "ghcr.io/queenkv/node:0.2.0";
+    /** The mock web server logs every request at INFO through java.util.logging. */
+    static final java.util.logging.Logger MOCK_LOG = java.util.logging.Logger.getLogger("io.fabric8.mockwebserver");
+
+    static {
+        MOCK_LOG.setLevel(java.util.logging.Level.WARNING);
+    }
+
+    KubernetesClient client;
+
+    final List<String> events = new CopyOnWriteArrayList<>();
+    /** Every status the cluster resource went through (from a watch). */
+    final List<QueenKvClusterStatus> statuses = new CopyOnWriteArrayList<>();
+    FakeNodeAdmin nodes;
+    PodSimulator pods;
+    Operator operator;
+    QueenKvReconciler reconciler;
+    Watch watch;
+
+    @BeforeEach
+    void start() throws Exception {
+        client.apiextensions().v1().customResourceDefinitions().load(crd().toFile()).create();
+        nodes = new FakeNodeAdmin(events);
+        pods = new PodSimulator(client, NS, nodes, events);
+        watch = client.resources(QueenKvCluster.class).inNamespace(NS).watch(new Watcher<>() {
+            @Override
+            public void eventReceived(Action action, QueenKvCluster c) {
+                if (c.getStatus() != null) statuses.add(c.getStatus());
+            }
+
+            @Override
+            public void onClose(WatcherException cause) {}
+        });
+        startOperator();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        watch.close();
+        if (operator != null) operator.stop();
+        pods.close();
+    }
+
+    private void startOperator() {
+        reconciler = new QueenKvReconciler(nodes, new QueenKvReconciler.Timing(Duration.ofMillis(200), Duration.ofMillis(50),
+                Duration.ofSeconds(60)), Clock.systemUTC());
+        operator = new Operator(o -> o.withKubernetesClient(client)
+                .withSSABasedCreateUpdateMatchForDependentResources(false)
+                .withUseSSAToPatchPrimaryResource(false)
+                .withCloseClientOnStop(false));
+        operator.register(reconciler, o -> o.settingNamespaces(NS));
+        operator.start();
+    }
+
+    // ---------------------------------------------------------------------------------------------
+
+    @Test
+    void createsTheOwnedResourcesAndBecomesAvailable() {
+        QueenKvCluster created = create(3);
+        QueenKvCluster c = awaitRunning(3);
+
+        QueenKvClusterStatus s = c.getStatus();
+        assertThat(s.getBootstrapReplicas()).isEqualTo(3);
+        assertThat(s.getReplicas()).isEqualTo(3);
+        assertThat(s.getReadyReplicas()).isEqualTo(3);
+        assertThat(s.getLeader()).isEqualTo("n0");
+        assertThat(s.getObservedGeneration()).isEqualTo(c.getMetadata().getGeneration());
+        assertThat(s.getSelector()).isEqualTo("app.kubernetes.io/name=queen-kv,app.kubernetes.io/instance=kv");
+        assertThat(s.getMembers()).extracting(MemberStatus::getId).containsExactly("n0", "n1", "n2");
+        assertThat(s.getMembers()).allMatch(m -> Boolean.TRUE.equals(m.getReady()));
+        assertThat(s.getMembers().get(0).getRole()).isEqualTo("leader");
+        assertThat(s.getSettings().getMaxValueBytes()).isEqualTo(65536);
+        assertThat(s.getCurrentImage()).isEqualTo(Fixtures.IMAGE);
+        assertThat(s.getPodTemplateHash()).isEqualTo(PodTemplateHash.of(c.getSpec()));
+        assertThat(s.getPendingOperation()).isNull();
+        assertCondition(s, QueenKvClusterStatus.AVAILABLE, "True", QueenKvReconciler.REASON_QUORUM);
+        assertCondition(s, QueenKvClusterStatus.PROGRESSING, "False", QueenKvReconciler.REASON_RECONCILED);
+        assertCondition(s, QueenKvClusterStatus.DEGRADED, "False", QueenKvReconciler.REASON_HEALTHY);
+        assertThat(statuses).anyMatch(st -> st.getPhase() == ClusterPhase.Creating
+                && conditionIs(st, QueenKvClusterStatus.PROGRESSING, "True", QueenKvReconciler.REASON_CREATING));
+
+        String uid = created.getMetadata().getUid();
+        StatefulSet sts = client.apps().statefulSets().inNamespace(NS).withName(NAME).get();
+        assertThat(sts.getSpec().getReplicas()).isEqualTo(3);
+        assertThat(sts.getSpec().getUpdateStrategy().getType()).isEqualTo("OnDelete");
+        Service peers = client.services().inNamespace(NS).withName("kv-peers").get();
+        assertThat(peers.getSpec().getPublishNotReadyAddresses()).isTrue();
+        assertThat(peers.getSpec().getClusterIP()).isEqualTo("None");
+        PodDisruptionBudget pdb = client.policy().v1().podDisruptionBudget().inNamespace(NS).withName(NAME).get();
+        assertThat(pdb.getSpec().getMaxUnavailable().getIntVal()).isEqualTo(1);
+        for (HasMetadata owned : owned()) {
+            assertThat(owned).as(owned.getKind()).isNotNull();
+            assertThat(owned.getMetadata().getOwnerReferences()).as(owned.getKind())
+                    .anyMatch(r -> uid.equals(r.getUid()) && Boolean.TRUE.equals(r.getController()));
+        }
+        assertThat(client.configMaps().inNamespace(NS).withName("kv-config").get().getData())
+                .containsEntry("bootstrapReplicas", "3");
+    }
+
+    @Test
+    void noReconcileHotLoopInSteadyState() throws Exception {
+        create(3);
+        awaitRunning(3);
+        Thread.sleep(500); // let the last events settle
+        long before = reconciler.reconcileCount();
+        String resourceVersion = get().getMetadata().getResourceVersion();
+        String stsVersion = client.apps().statefulSets().inNamespace(NS).withName(NAME).get().getMetadata().getResourceVersion();
+        Thread.sleep(3000);
+        assertThat(reconciler.reconcileCount() - before).as("reconciles in 3 s of steady state").isLessThanOrEqualTo(2);
+        assertThat(get().getMetadata().getResourceVersion()).isEqualTo(resourceVersion);
+        assertThat(client.apps().statefulSets().inNamespace(NS).withName(NAME).get().getMetadata().getResourceVersion())
+                .isEqualTo(stsVersion);
+    }
+
+    @Test
+    void scalesUpOneMemberAtATime() {
+        create(3);
+        awaitRunning(3);
+        edit(c -> c.getSpec().setReplicas(5));
+        QueenKvCluster c = awaitRunning(5);
+
+        assertThat(calls("addMember")).containsExactly("addMember n3 via n0", "addMember n4 via n0");
+        // n3 is added after its pod started, and n4's pod is only created once n3 was added and caught up.
+        assertThat(indexOf("created pod kv-3")).isLessThan(indexOf("addMember n3"));
+        assertThat(indexOf("addMember n3")).isLessThan(indexOf("created pod kv-4"));
+        assertThat(indexOf("created pod kv-4")).isLessThan(indexOf("addMember n4"));
+        assertThat(c.getStatus().getMembers()).extracting(MemberStatus::getId).containsExactly("n0", "n1", "n2", "n3", "n4");
+        assertThat(c.getStatus().getReplicas()).isEqualTo(5);
+        assertThat(client.apps().statefulSets().inNamespace(NS).withName(NAME).get().getSpec().getReplicas()).isEqualTo(5);
+        assertThat(client.policy().v1().podDisruptionBudget().inNamespace(NS).withName(NAME).get().getSpec().getMaxUnavailable().getIntVal())
+                .isEqualTo(2);
+        assertThat(statuses).anyMatch(st -> st.getPhase() == ClusterPhase.Scaling && st.getPendingOperation() != null
+                && st.getPendingOperation().getType() == OperationType.ScaleUp && "n3".equals(st.getPendingOperation().getMember())
+                && conditionIs(st, QueenKvClusterStatus.PROGRESSING, "True", QueenKvReconciler.REASON_SCALING_UP));
+        assertThat(statuses).anyMatch(st -> st.getPendingOperation() != null && "n4".equals(st.getPendingOperation().getMember()));
+        // The bootstrap peer list never changes: a later member is added, not configured.
+        assertThat(client.configMaps().inNamespace(NS).withName("kv-config").get().getData()).containsEntry("bootstrapReplicas", "3");
+    }
+
+    @Test
+    void scalesDownMovingLeadershipOffTheHighestOrdinalFirst() {
+        create(5);
+        awaitRunning(5);
+        nodes.forceLeader("n4");
+        edit(c -> c.getSpec().setReplicas(3));
+        QueenKvCluster c = awaitRunning(3);
+
+        assertThat(calls("removeMember")).containsExactly("removeMember n4 via " + leaderAfterHandOff(), "removeMember n3 via " + leaderAfterHandOff());
+        assertThat(indexOf("transferLeadership n4->")).isLessThan(indexOf("removeMember n4"));
+        // Removed from the group first, then the StatefulSet shrinks by one, then the next member.
+        assertThat(indexOf("removeMember n4")).isLessThan(indexOf("scaled down pod kv-4"));
+        assertThat(indexOf("scaled down pod kv-4")).isLessThan(indexOf("removeMember n3"));
+        assertThat(indexOf("removeMember n3")).isLessThan(indexOf("scaled down pod kv-3"));
+        assertThat(c.getStatus().getMembers()).extracting(MemberStatus::getId).containsExactly("n0", "n1", "n2");
+        assertThat(c.getStatus().getLeader()).isNotIn("n3", "n4");
+        assertThat(client.apps().statefulSets().inNamespace(NS).withName(NAME).get().getSpec().getReplicas()).isEqualTo(3);
+        assertThat(client.persistentVolumeClaims().inNamespace(NS).list().getItems()).extracting(p -> p.getMetadata().getName())
+                .containsExactlyInAnyOrder("data-kv-0", "data-kv-1", "data-kv-2");
+        assertThat(statuses).anyMatch(st -> st.getPhase() == ClusterPhase.Scaling
+                && conditionIs(st, QueenKvClusterStatus.PROGRESSING, "True", QueenKvReconciler.REASON_SCALING_DOWN));
+    }
+
+    @Test
+    void settingsGoLiveThroughTheLogWithoutRestarts() throws Exception {
+        create(3);
+        QueenKvCluster before = awaitRunning(3);
+        long indexBefore = before.getStatus().getSettingsIndex();
+        List<String> podUids = podUids();
+
+        edit(c -> c.getSpec().setSettings(new KvSettings().maxValueBytes(32768).writeRate(50)));
+        await().atMost(Duration.ofSeconds(20)).until(() -> {
+            QueenKvClusterStatus s = get().getStatus();
+            return s.getSettings() != null && Integer.valueOf(32768).equals(s.getSettings().getMaxValueBytes())
+                    && s.getObservedGeneration() == 2 && s.getPhase() == ClusterPhase.Running;
+        });
+        Thread.sleep(1000);
+        QueenKvClusterStatus s = get().getStatus();
+        assertThat(calls("changeSettings")).containsExactly("changeSettings via n0");
+        assertThat(s.getSettings().getWriteRate()).isEqualTo(50);
+        assertThat(s.getSettings().getMaxKeysPerCall()).isEqualTo(1024);
+        assertThat(s.getSettingsIndex()).isGreaterThan(indexBefore);
+        assertThat(nodes.settings().getMaxValueBytes()).isEqualTo(32768);
+        assertThat(podUids()).isEqualTo(podUids);
+        assertThat(events).noneMatch(e -> e.startsWith("pod gone") || e.startsWith("stopped"));
+    }
+
+    @Test
+    void imageChangeRollsOnePodAtATimeLeaderLast() {
+        create(3);
+        awaitRunning(3);
+        edit(c -> c.getSpec().setImage(IMAGE_2));
+        String hash = PodTemplateHash.of(get().getSpec());
+        await().atMost(Duration.ofSeconds(30)).until(() -> {
+            QueenKvClusterStatus s = get().getStatus();
+            return s.getPhase() == ClusterPhase.Running && IMAGE_2.equals(s.getCurrentImage()) && s.getReadyReplicas() == 3;
+        });
+
+        List<String> restarts = events.stream().filter(e -> e.startsWith("pod gone")).toList();
+        assertThat(restarts).containsExactly("pod gone kv-2", "pod gone kv-1", "pod gone kv-0");
+        // One at a time: each pod is back (and its node started) before the next one goes.
+        assertThat(indexOf("started n2", indexOf("pod gone kv-2"))).isLessThan(indexOf("pod gone kv-1"));
+        assertThat(indexOf("started n1", indexOf("pod gone kv-1"))).isLessThan(indexOf("transferLeadership n0->"));
+        assertThat(indexOf("transferLeadership n0->")).isLessThan(indexOf("pod gone kv-0"));
+        assertThat(calls("transferLeadership")).hasSize(1);
+        for (Pod p : client.pods().inNamespace(NS).list().getItems())
+            assertThat(p.getMetadata().getAnnotations()).containsEntry(Model.POD_TEMPLATE_HASH_ANNOTATION, hash);
+        QueenKvClusterStatus s = get().getStatus();
+        assertThat(s.getPodTemplateHash()).isEqualTo(hash);
+        assertThat(s.getLeader()).isNotEqualTo("n0");
+        assertThat(statuses).anyMatch(st -> st.getPhase() == ClusterPhase.Rolling
+                && conditionIs(st, QueenKvClusterStatus.PROGRESSING, "True", QueenKvReconciler.REASON_ROLLING));
+        // Never a member lost beyond the one being restarted.
+        assertThat(statuses).noneMatch(st -> conditionIs(st, QueenKvClusterStatus.DEGRADED, "True", null));
+    }
+
+    @Test
+    void operatorRestartMidScaleResumesTheRecordedStep() throws Exception {
+        create(3);
+        awaitRunning(3);
+        nodes.lag(3, true); // n3 will not catch up while the first operator runs
+        edit(c -> c.getSpec().setReplicas(5));
+        await().atMost(Duration.ofSeconds(20)).until(() -> {
+            var op = get().getStatus().getPendingOperation();
+            return op != null && "n3".equals(op.getMember()) && QueenKvReconciler.MEMBER_ADDED.equals(op.getStep());
+        });
+        operator.stop();
+        operator = null;
+
+        startOperator();
+        Thread.sleep(1000);
+        assertThat(get().getStatus().getPendingOperation().getMember()).isEqualTo("n3");
+        nodes.lag(3, false);
+        awaitRunning(5);
+        assertThat(calls("addMember")).containsExactly("addMember n3 via n0", "addMember n4 via n0");
+    }
+
+    @Test
+    void aLostMemberIsDegradedAndRecovers() {
+        create(3);
+        awaitRunning(3);
+
+        nodes.lag(1, true);
+        QueenKvClusterStatus s = await().atMost(Duration.ofSeconds(20))
+                .until(() -> get().getStatus(), st -> conditionIs(st, QueenKvClusterStatus.DEGRADED, "True", QueenKvReconciler.REASON_MEMBER_NOT_READY));
+        assertThat(s.getPhase()).isEqualTo(ClusterPhase.Degraded);
+        assertThat(condition(s, QueenKvClusterStatus.DEGRADED).getMessage()).contains("n1");
+        assertCondition(s, QueenKvClusterStatus.AVAILABLE, "True", QueenKvReconciler.REASON_QUORUM);
+        assertThat(s.getReadyReplicas()).isEqualTo(2);
+
+        pods.holdNotReady("kv-2", true);
+        s = await().atMost(Duration.ofSeconds(20)).until(() -> get().getStatus(),
+                st -> conditionIs(st, QueenKvClusterStatus.AVAILABLE, "False", QueenKvReconciler.REASON_NO_QUORUM));
+        assertThat(condition(s, QueenKvClusterStatus.DEGRADED).getMessage()).contains("n1").contains("n2 (pod not ready)");
+
+        nodes.lag(1, false);
+        pods.holdNotReady("kv-2", false);
+        s = awaitRunning(3).getStatus();
+        assertCondition(s, QueenKvClusterStatus.DEGRADED, "False", QueenKvReconciler.REASON_HEALTHY);
+        assertCondition(s, QueenKvClusterStatus.AVAILABLE, "True", QueenKvReconciler.REASON_QUORUM);
+    }
+
+    @Test
+    void scaleDownThatWouldLoseTheQuorumIsRefused() throws Exception {
+        create(5);
+        awaitRunning(5);
+        nodes.fail(1, true);
+        nodes.fail(2, true);
+        edit(c -> c.getSpec().setReplicas(3));
+        QueenKvClusterStatus s = await().atMost(Duration.ofSeconds(20)).until(() -> get().getStatus(),
+                st -> conditionIs(st, QueenKvClusterStatus.DEGRADED, "True", QueenKvReconciler.REASON_WOULD_LOSE_QUORUM));
+        assertThat(condition(s, QueenKvClusterStatus.DEGRADED).getMessage()).contains("removing n4");
+        Thread.sleep(500);
+        assertThat(calls("removeMember")).isEmpty();
+        assertThat(get().getStatus().getPendingOperation()).isNull();
+
+        nodes.fail(1, false);
+        nodes.fail(2, false);
+        awaitRunning(3);
+        assertThat(calls("removeMember")).containsExactly("removeMember n4 via n0", "removeMember n3 via n0");
+    }
+
+    @Test
+    void deletingTheClusterLeavesOwnedResourcesToTheGarbageCollector() throws Exception {
+        QueenKvCluster created = create(3);
+        awaitRunning(3);
+        client.resource(get()).delete();
+        await().atMost(Duration.ofSeconds(10)).until(() -> get() == null);
+        // The mock API server has no garbage collector: every owned resource carries the controller owner
+        // reference that makes a real one delete it with the cluster (no finalizer is needed).
+        for (HasMetadata owned : owned()) {
+            if (owned == null) continue;
+            assertThat(owned.getMetadata().getOwnerReferences()).as(owned.getKind())
+                    .anyMatch(r -> created.getMetadata().getUid().equals(r.getUid()) && Boolean.TRUE.equals(r.getBlockOwnerDeletion()));
+        }
+        assertThat(created.getMetadata().getFinalizers()).isNullOrEmpty();
+        long reconciles = reconciler.reconcileCount();
+        Thread.sleep(1000);
+        assertThat(reconciler.reconcileCount()).isEqualTo(reconciles);
+    }
+
+    // ---------------------------------------------------------------------------------------------
+
+    static Path crd() {
+        return Path.of(System.getProperty("queenkv.generatedCrd", "target/classes/META-INF/fabric8/queenkvclusters.queenkv.io-v1.yml"));
+    }
+
+    private QueenKvCluster create(int replicas) {
+        QueenKvCluster c = new QueenKvCluster();
+        c.setMetadata(new ObjectMetaBuilder().withName(NAME).withNamespace(NS).build());
+        QueenKvClusterSpec spec = new QueenKvClusterSpec();
+        spec.setReplicas(replicas);
+        spec.setImage(Fixtures.IMAGE);
+        c.setSpec(spec);
+        return client.resources(QueenKvCluster.class).inNamespace(NS).resource(c).create();
+    }
+
+    private QueenKvCluster get() {
+        return client.resources(QueenKvCluster.class).inNamespace(NS).withName(NAME).get();
+    }
+
+    private void edit(java.util.function.Consumer<QueenKvCluster> change) {
+        client.resources(QueenKvCluster.class).inNamespace(NS).withName(NAME).edit(c -> {
+            change.accept(c);
+            return c;
+        });
+    }
+
+    /** Waits until the cluster runs {@code members} ready members with nothing in progress. */
+    private QueenKvCluster awaitRunning(int members) {
+        Predicate<QueenKvCluster> running = c -> {
+            QueenKvClusterStatus s = c == null ? null : c.getStatus();
+            return s != null && s.getPhase() == ClusterPhase.Running && s.getPendingOperation() == null
+                    && s.getReadyReplicas() != null && s.getReadyReplicas() == members && s.getMembers().size() == members
+                    && s.getObservedGeneration() != null && s.getObservedGeneration().equals(c.getMetadata().getGeneration())
+                    && conditionIs(s, QueenKvClusterStatus.PROGRESSING, "False", null);
+        };
+        try {
+            return await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).until(this::get, running::test);
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            QueenKvCluster c = get();
+            throw new AssertionError("not running with " + members + " members; status:\n"
+                    + (c == null ? "gone" : io.fabric8.kubernetes.client.utils.Serialization.asYaml(c.getStatus())) + "\nevents: " + events, e);
+        }
+    }
+
+    private List<HasMetadata> owned() {
+        List<HasMetadata> l = new ArrayList<>();
+        l.add(client.configMaps().inNamespace(NS).withName("kv-config").get());
+        l.add(client.services().inNamespace(NS).withName("kv").get());
+        l.add(client.services().inNamespace(NS).withName("kv-peers").get());
+        l.add(client.apps().statefulSets().inNamespace(NS).withName(NAME).get());
+        l.add(client.policy().v1().podDisruptionBudget().inNamespace(NS).withName(NAME).get());
+        return l;
+    }
+
+    private List<String> podUids() {
+        return client.pods().inNamespace(NS).list().getItems().stream().map(p -> p.getMetadata().getUid()).sorted().toList();
+    }
+
+    private List<String> calls(String prefix) {
+        return events.stream().filter(e -> e.startsWith(prefix)).collect(Collectors.toList());
+    }
+
+    private int indexOf(String prefix) {
+        return indexOf(prefix, 0);
+    }
+
+    private int indexOf(String prefix, int from) {
+        for (int i = Math.max(0, from); i < events.size(); i++) if (events.get(i).startsWith(prefix)) return i;
+        throw new AssertionError("no event " + prefix + " after " + from + " in " + events);
+    }
+
+    private String leaderAfterHandOff() {
+        String t = calls("transferLeadership n4->").get(0);
+        return t.substring(t.indexOf("->") + 2);
+    }
+
+    private static Condition condition(QueenKvClusterStatus s, String type) {
+        return s.getConditions().stream().filter(c -> type.equals(c.getType())).findFirst().orElseThrow();
+    }
+
+    private static boolean conditionIs(QueenKvClusterStatus s, String type, String status, String reason) {
+        return s != null && s.getConditions() != null && s.getConditions().stream().anyMatch(c -> type.equals(c.getType())
+                && status.equals(c.getStatus()) && (reason == null || reason.equals(c.getReason())));
+    }
+
+    private static void assertCondition(QueenKvClusterStatus s, String type, String status, String reason) {
+        Condition c = condition(s, type);
+        assertThat(c.getStatus()).as(type + " " + c).isEqualTo(status);
+        assertThat(c.getReason()).as(type + " " + c).isEqualTo(reason);
+        assertThat(c.getLastTransitionTime()).isNotBlank();
+    }
+}
