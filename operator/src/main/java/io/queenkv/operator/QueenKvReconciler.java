@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
@@ -26,6 +27,7 @@ import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.api.reconciler.MaxReconciliationInterval;
 import io.javaoperatorsdk.operator.api.reconciler.PrimaryUpdateAndCacheUtils;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
@@ -66,7 +68,9 @@ import io.queenkv.operator.nodes.NodeAdminException;
  *       while work remains or a member is not ready.</li>
  * </ol>
  */
-@ControllerConfiguration(name = QueenKvReconciler.NAME)
+// A leader change makes no Kubernetes event; a periodic look keeps status.leader and members true.
+@ControllerConfiguration(name = QueenKvReconciler.NAME,
+        maxReconciliationInterval = @MaxReconciliationInterval(interval = 60, timeUnit = TimeUnit.SECONDS))
 public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
     public static final String NAME = "queenkvcluster";
 
