@@ -1,0 +1,170 @@
+package io.queenkv.e2e.operator;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.HashMap;
+import java.util.List;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+
+/**
+ * Everything on this machine: Fabric8's mock API server in CRUD mode with the checked-in CRD, the real
+ * operator in this JVM ({@link InProcessOperator}, reaching each node at its pod's loopback address),
+ * and {@link LocalKubelet} running the pods as node processes from {@code node/target/queen-kv-node.jar}.
+ * Files (node logs, data dirs, the hosts file) under {@code e2e/target/operator-e2e/<stamp>/}.
+ */
+final class LocalCluster implements ClusterUnderTest {
+    static final String NAMESPACE = "e2e";
+    /** The mock web server logs every request at INFO through java.util.logging. */
+    private static final java.util.logging.Logger MOCK_LOG = java.util.logging.Logger.getLogger("io.fabric8.mockwebserver");
+
+    static {
+        MOCK_LOG.setLevel(java.util.logging.Level.WARNING);
+    }
+
+    private final KubernetesMockServer server;
+    private final KubernetesClient client;
+    private final LocalKubelet kubelet;
+    private final InProcessOperator operator;
+    private final Path baseDir;
+
+    LocalCluster() {
+        Path builtJar = nodeJar();
+        baseDir = createBaseDir();
+        Path jar;
+        try {
+            // a private copy: a rebuild of node/ during the run cannot change the nodes under our feet
+            jar = Files.copy(builtJar, baseDir.resolve("queen-kv-node.jar"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), false);
+        server.init();
+        client = server.createClient();
+        client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build()).create();
+        client.apiextensions().v1().customResourceDefinitions().load(crd().toFile()).create();
+        kubelet = new LocalKubelet(client, NAMESPACE, jar, baseDir);
+        operator = new InProcessOperator(client, NAMESPACE,
+                node -> URI.create("http://" + kubelet.address(node.host()) + ":" + io.queenkv.operator.model.Model.HTTP_PORT), false);
+        System.out.println("[operator-e2e] local cluster in " + baseDir);
+    }
+
+    LocalKubelet kubelet() { return kubelet; }
+
+    @Override
+    public String describe() {
+        return "the local harness (mock API server + local node processes in " + baseDir + ")";
+    }
+
+    @Override
+    public KubernetesClient client() { return client; }
+
+    @Override
+    public String namespace() { return NAMESPACE; }
+
+    @Override
+    public String nodeImage() { return "queen-kv-node:local"; }
+
+    @Override
+    public URI podUri(String pod, int port) {
+        return URI.create("http://" + kubelet.address(pod) + ":" + port);
+    }
+
+    @Override
+    public void crash(String pod) {
+        kubelet.kill9(pod);
+    }
+
+    @Override
+    public String diagnostics() {
+        StringBuilder b = new StringBuilder("local kubelet events:\n");
+        kubelet.events().forEach(e -> b.append("  ").append(e).append('\n'));
+        if (kubelet.lastError() != null) b.append("last kubelet error: ").append(kubelet.lastError()).append('\n');
+        Path logs = baseDir.resolve("logs");
+        if (Files.isDirectory(logs)) {
+            try (Stream<Path> files = Files.list(logs)) {
+                for (Path f : files.sorted().toList()) {
+                    List<String> lines = Files.readAllLines(f, StandardCharsets.UTF_8);
+                    b.append("----- last lines of ").append(f).append('\n')
+                            .append(lines.subList(Math.max(0, lines.size() - 25), lines.size()).stream().collect(Collectors.joining("\n")))
+                            .append('\n');
+                }
+            } catch (IOException e) {
+                b.append("(could not read the logs: ").append(e).append(")\n");
+            }
+        }
+        return b.toString();
+    }
+
+    @Override
+    public void close() {
+        try {
+            operator.close();
+        } finally {
+            kubelet.close();
+            client.close();
+            server.destroy();
+            if (!Boolean.getBoolean("queenkv.keepData")) {
+                LocalKubelet.deleteTree(baseDir.resolve("volumes"));
+                LocalKubelet.deleteTree(baseDir.resolve("pods"));
+                try {
+                    Files.deleteIfExists(baseDir.resolve("queen-kv-node.jar"));
+                } catch (IOException ignored) {
+                    // best effort
+                }
+            }
+            System.out.println("[operator-e2e] local cluster closed; node logs in " + baseDir.resolve("logs"));
+        }
+    }
+
+    // ---- files ----------------------------------------------------------------------------------------
+
+    static Path e2eDir() {
+        String prop = System.getProperty("queenkv.e2eDir");
+        if (prop != null && !prop.isBlank()) return Path.of(prop);
+        Path cwd = Path.of("").toAbsolutePath();
+        return Files.isDirectory(cwd.resolve("e2e")) && !cwd.endsWith("e2e") ? cwd.resolve("e2e") : cwd;
+    }
+
+    /** The checked-in CRD ({@code crds/}, kept equal to the generated one by the operator's CrdUpToDateTest). */
+    static Path crd() {
+        Path p = e2eDir().resolve("../crds/queenkvclusters.queenkv.io-v1.yml").normalize();
+        if (!Files.isRegularFile(p)) throw new IllegalStateException("no CRD at " + p);
+        return p;
+    }
+
+    static Path nodeJar() {
+        String prop = System.getProperty("queenkv.nodeJar");
+        Path jar = (prop != null && !prop.isBlank() ? Path.of(prop) : e2eDir().resolve("../node/target/queen-kv-node.jar"))
+                .toAbsolutePath().normalize();
+        if (!Files.isRegularFile(jar))
+            throw new IllegalStateException("The node jar " + jar + " does not exist. Build the node first: "
+                    + "`mvn -q -o -DskipTests package -pl node`, or point -Dqueenkv.nodeJar=… at a built jar.");
+        return jar;
+    }
+
+    private static Path createBaseDir() {
+        String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
+        try {
+            Path target = e2eDir().resolve("target");
+            if (Files.isDirectory(target))
+                return Files.createTempDirectory(Files.createDirectories(target.resolve("operator-e2e")), stamp + "-");
+            return Files.createTempDirectory("queenkv-operator-e2e-" + stamp + "-");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
