@@ -1,6 +1,5 @@
 package io.queenkv.node.testing;
 
-import java.io.File;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -91,9 +90,5 @@ public final class NodeProcess implements AutoCloseable {
     @Override
     public void close() throws InterruptedException {
         if (process != null && process.isAlive()) kill();
-    }
-
-    public static File javaBinary() {
-        return Path.of(System.getProperty("java.home"), "bin", "java").toFile();
     }
 }
