@@ -16,6 +16,7 @@ import io.queenkv.node.raft.ReplicatedKv;
 /** One Queen KV node: the Raft member with its state machine, the leader's timers, the HTTP API. */
 public final class Node implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Node.class);
+    private static final long HAND_OFF_TIMEOUT_MS = 5_000;
 
     private final ReplicatedKv kv;
     private final LeaderDuties duties;
@@ -43,7 +44,8 @@ public final class Node implements AutoCloseable {
         try {
             var d = kv.membership();
             if (d.isEmpty() || !d.get().getInfo().isLeader() || d.get().getRaftConf().getCurrentPeers().size() < 2) return;
-            String to = new ClusterAdmin(kv).transferLeadership(null);
+            // Bounded: when the whole cluster stops at once there is nobody to take over.
+            String to = new ClusterAdmin(kv).transferLeadership(null, HAND_OFF_TIMEOUT_MS);
             LOG.info("handed leadership to {} before stopping", to);
         } catch (Exception e) {
             LOG.warn("could not hand leadership away before stopping: {}", e.toString());

@@ -84,6 +84,11 @@ public final class ClusterAdmin {
 
     /** Moves leadership to {@code to}, or to any other member when null. Answers the new leader. */
     public String transferLeadership(String to) throws IOException {
+        return transferLeadership(to, TIMEOUT_MS);
+    }
+
+    /** As {@link #transferLeadership(String)}, giving up after {@code timeoutMs}. */
+    public String transferLeadership(String to, long timeoutMs) throws IOException {
         RaftServer.Division d = kv.division();
         RaftPeerId leader = d.getInfo().getLeaderId();
         RaftPeerId target = to != null ? RaftPeerId.valueOf(to) : members().stream().map(RaftPeer::getId)
@@ -92,7 +97,7 @@ public final class ClusterAdmin {
         if (members().stream().noneMatch(p -> p.getId().equals(target)))
             throw new Refusal(Reason.NOT_FOUND, "no member '" + to + "'");
         if (target.equals(leader)) return target.toString();
-        check(kv.client().admin().transferLeadership(target, TIMEOUT_MS));
+        check(kv.client().admin().transferLeadership(target, timeoutMs));
         return target.toString();
     }
 
