@@ -368,10 +368,19 @@ class QueenKvReconcilerTest {
         return client.resources(QueenKvCluster.class).inNamespace(NS).withName(NAME).get();
     }
 
+    /** Edits the spec as a user would: on a conflict with the operator's status write, read again and retry. */
     private void edit(java.util.function.Consumer<QueenKvCluster> change) {
-        client.resources(QueenKvCluster.class).inNamespace(NS).withName(NAME).edit(c -> {
-            change.accept(c);
-            return c;
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50)).until(() -> {
+            try {
+                client.resources(QueenKvCluster.class).inNamespace(NS).withName(NAME).edit(c -> {
+                    change.accept(c);
+                    return c;
+                });
+                return true;
+            } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+                if (e.getCode() != 409) throw e;
+                return false;
+            }
         });
     }
 

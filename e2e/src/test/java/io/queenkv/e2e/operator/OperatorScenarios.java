@@ -360,10 +360,19 @@ abstract class OperatorScenarios {
         return client.resources(QueenKvCluster.class).inNamespace(ns).withName(NAME).get();
     }
 
+    /** Edits the spec as a user would: on a conflict with the operator's status write, read again and retry. */
     void edit(java.util.function.Consumer<QueenKvCluster> change) {
-        client.resources(QueenKvCluster.class).inNamespace(ns).withName(NAME).edit(c -> {
-            change.accept(c);
-            return c;
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).until(() -> {
+            try {
+                client.resources(QueenKvCluster.class).inNamespace(ns).withName(NAME).edit(c -> {
+                    change.accept(c);
+                    return c;
+                });
+                return true;
+            } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+                if (e.getCode() != 409) throw e;
+                return false;
+            }
         });
     }
 
