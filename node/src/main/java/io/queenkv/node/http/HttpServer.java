@@ -68,6 +68,11 @@ public final class HttpServer implements AutoCloseable {
             config.routes.post("/api/v1/admin/leadership", named("/api/v1/admin/leadership", admin::transferLeadership));
             config.routes.post("/api/v1/admin/snapshot", named("/api/v1/admin/snapshot", admin::snapshot));
             config.routes.exception(Refusal.class, (e, ctx) -> refuse(ctx, e.reason(), e.detail()));
+            // A Raft call that failed outside the KV path (admin operations): unavailable, not internal.
+            config.routes.exception(java.io.IOException.class, (e, ctx) -> {
+                Refusal r = ReplicatedKv.unavailable(e);
+                refuse(ctx, r.reason(), r.detail());
+            });
             config.routes.exception(Exception.class, (e, ctx) -> {
                 ctx.status(500).contentType("application/json")
                         .result("{\"error\":\"internal\",\"reason\":\"internal\",\"detail\":" + Json.MAPPER.valueToTree(String.valueOf(e)) + "}");

@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.locks.LockSupport;
 
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.protocol.RaftClientReply;
@@ -62,7 +64,7 @@ public final class ClusterAdmin {
             if (!String.valueOf(e.getMessage()).contains("already exists"))
                 throw new Refusal(Reason.KV_RETRY, "could not reach the new member " + peer.id() + " at " + peer.raftAddress() + ": " + e.getMessage());
         }
-        check(kv.client().admin().setConfiguration(SetConfigurationRequest.Arguments.newBuilder()
+        ReplicatedKv.call(() -> kv.client().admin().setConfiguration(SetConfigurationRequest.Arguments.newBuilder()
                 .setServersInNewConf(List.of(added)).setMode(SetConfigurationRequest.Mode.ADD).build()));
         return members();
     }
@@ -76,7 +78,7 @@ public final class ClusterAdmin {
         if (current.size() == 1) throw new Refusal(Reason.KV_BAD_REQUEST, "the last member cannot be removed");
         if (target.equals(kv.division().getInfo().getLeaderId())) transferLeadership(null);
         List<RaftPeer> next = current.stream().filter(p -> !p.getId().equals(target)).toList();
-        check(kv.client().admin().setConfiguration(SetConfigurationRequest.Arguments.newBuilder()
+        ReplicatedKv.call(() -> kv.client().admin().setConfiguration(SetConfigurationRequest.Arguments.newBuilder()
                 .setServersInCurrentConf(current).setServersInNewConf(next)
                 .setMode(SetConfigurationRequest.Mode.COMPARE_AND_SET).build()));
         return members();
@@ -97,15 +99,21 @@ public final class ClusterAdmin {
         if (members().stream().noneMatch(p -> p.getId().equals(target)))
             throw new Refusal(Reason.NOT_FOUND, "no member '" + to + "'");
         if (target.equals(leader)) return target.toString();
-        check(kv.client().admin().transferLeadership(target, timeoutMs));
-        return target.toString();
+        try {
+            ReplicatedKv.call(() -> kv.client().admin().transferLeadership(target, timeoutMs));
+            return target.toString();
+        } catch (Refusal failed) {
+            // An election can hand leadership to another member than the one asked for; when any
+            // member would do, leadership off the old leader is what was wanted.
+            if (to != null) throw failed;
+            return newLeaderOtherThan(leader).orElseThrow(() -> failed).toString();
+        }
     }
 
     /** Takes a snapshot on this node; answers the log index it covers. */
     public long snapshot() throws IOException {
         // A creation gap of 1: snapshot whenever anything was applied since the last one.
-        RaftClientReply reply = kv.client().getSnapshotManagementApi(kv.selfId()).create(1, TIMEOUT_MS);
-        check(reply);
+        RaftClientReply reply = ReplicatedKv.call(() -> kv.client().getSnapshotManagementApi(kv.selfId()).create(1, TIMEOUT_MS));
         if (reply.getLogIndex() > 0) return reply.getLogIndex();
         var latest = kv.division().getStateMachine().getLatestSnapshot();
         return latest == null ? 0 : latest.getIndex();
@@ -118,7 +126,14 @@ public final class ClusterAdmin {
         return kv.propose(new Entry.ChangeSettings(0, settings)).getLogIndex();
     }
 
-    private static void check(RaftClientReply reply) {
-        if (!reply.isSuccess()) throw ReplicatedKv.unavailable(reply.getException());
+    /** The leader this node sees within a short while, if it is not {@code old}. */
+    private Optional<RaftPeerId> newLeaderOtherThan(RaftPeerId old) {
+        long deadline = System.nanoTime() + 3_000_000_000L;
+        do {
+            RaftPeerId now = kv.division().getInfo().getLeaderId();
+            if (now != null && !now.equals(old)) return Optional.of(now);
+            LockSupport.parkNanos(50_000_000L);
+        } while (System.nanoTime() < deadline);
+        return Optional.empty();
     }
 }

@@ -192,12 +192,12 @@ public final class ReplicatedKv implements AutoCloseable {
         return config;
     }
 
-    private interface RaftCall {
+    interface RaftCall {
         RaftClientReply send() throws IOException;
     }
 
     /** Runs a Raft call; any failure becomes a 503 refusal. */
-    private static RaftClientReply call(RaftCall call) {
+    static RaftClientReply call(RaftCall call) {
         try {
             RaftClientReply reply = call.send();
             if (!reply.isSuccess()) throw unavailable(reply.getException());
