@@ -550,8 +550,9 @@ public final class NodeProcessCluster implements AutoCloseable {
         System.out.println("[e2e] cluster closed; logs in " + baseDir);
     }
 
-    private static void deleteTree(Path dir) {
-        if (!Files.exists(dir)) return;
+    /** Deletes a directory tree, best effort (test data and logs). */
+    public static void deleteTree(Path dir) {
+        if (dir == null || !Files.exists(dir)) return;
         try (Stream<Path> walk = Files.walk(dir)) {
             walk.sorted(Comparator.reverseOrder()).forEach(p -> {
                 try {
