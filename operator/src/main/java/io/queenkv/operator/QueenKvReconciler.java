@@ -373,14 +373,7 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
         if (o.isMember(id)) {
             Optional<String> refusal = quorumRefusal(o, id);
             if (refusal.isPresent()) return Outcome.refused(REASON_WOULD_LOSE_QUORUM, refusal.get());
-            if (id.equals(o.leaderId())) {
-                String to = handOffTarget(o, id, null);
-                if (to == null) return Outcome.waiting("no ready member to hand leadership to");
-                nodes.transferLeadership(c, o.leaderOrdinal(), to);
-                op.setStep(LEADERSHIP_MOVED);
-                LOG.info("{}/{}: moved leadership from {} to {}", Model.namespace(c), Model.name(c), id, to);
-                return Outcome.advanced(REASON_SCALING_DOWN, "moved leadership from " + id + " to " + to);
-            }
+            if (id.equals(o.leaderId())) return moveLeadershipOff(c, o, op, null, REASON_SCALING_DOWN);
             nodes.removeMember(c, o.leaderOrdinal(), id);
             LOG.info("{}/{}: removed {} from the group", Model.namespace(c), Model.name(c), id);
         }
@@ -396,6 +389,17 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
         return Outcome.advanced(REASON_SCALING_DOWN, id + " removed");
     }
 
+    /** Hands leadership from the operation's member (the leader) to a ready member, preferring one on {@code preferHash}. */
+    private Outcome moveLeadershipOff(QueenKvCluster c, Observed o, PendingOperation op, String preferHash, String reason) {
+        String id = op.getMember();
+        String to = handOffTarget(o, id, preferHash);
+        if (to == null) return Outcome.waiting("no ready member to hand leadership to");
+        nodes.transferLeadership(c, o.leaderOrdinal(), to);
+        op.setStep(LEADERSHIP_MOVED);
+        LOG.info("{}/{}: moved leadership from {} to {}", Model.namespace(c), Model.name(c), id, to);
+        return Outcome.advanced(reason, "moved leadership from " + id + " to " + to);
+    }
+
     /** Leadership moved off (the leader only) → pod deleted → back on the new template, ready and caught up. */
     private Outcome resumeRoll(QueenKvCluster c, QueenKvClusterStatus s, Observed o, PendingOperation op, KubernetesClient client) {
         int k = op.getOrdinal();
@@ -403,14 +407,7 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
         String target = op.getTargetPodTemplateHash();
         boolean restarted = target != null && target.equals(o.podHash(k));
         if (!restarted && !POD_DELETED.equals(op.getStep())) {
-            if (id.equals(o.leaderId())) {
-                String to = handOffTarget(o, id, target);
-                if (to == null) return Outcome.waiting("no ready member to hand leadership to");
-                nodes.transferLeadership(c, o.leaderOrdinal(), to);
-                op.setStep(LEADERSHIP_MOVED);
-                LOG.info("{}/{}: moved leadership from {} to {} before restarting it", Model.namespace(c), Model.name(c), id, to);
-                return Outcome.advanced(REASON_ROLLING, "moved leadership from " + id + " to " + to);
-            }
+            if (id.equals(o.leaderId())) return moveLeadershipOff(c, o, op, target, REASON_ROLLING);
             Optional<Pod> pod = o.pod(k);
             if (pod.isPresent() && !Observed.terminating(pod.get())) {
                 client.pods().inNamespace(Model.namespace(c)).withName(pod.get().getMetadata().getName()).delete();
