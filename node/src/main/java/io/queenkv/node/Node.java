@@ -9,6 +9,8 @@ import io.queenkv.node.access.Access;
 import io.queenkv.node.api.Timestamps;
 import io.queenkv.node.config.NodeConfig;
 import io.queenkv.node.http.HttpServer;
+import io.queenkv.node.identity.DataDirStamp;
+import io.queenkv.node.identity.MemberIdentity;
 import io.queenkv.node.raft.ClusterAdmin;
 import io.queenkv.node.raft.LeaderDuties;
 import io.queenkv.node.raft.ReplicatedKv;
@@ -24,11 +26,14 @@ public final class Node implements AutoCloseable {
 
     public Node(NodeConfig config) throws IOException {
         Access access = config.tokensFile() == null ? Access.open() : Access.fromFile(config.tokensFile());
-        this.kv = new ReplicatedKv(config, Node::wallClockMicros);
+        DataDirStamp.Opened stamp = DataDirStamp.open(config.dataDir(), config.clusterId(), config.nodeId(), config.lone());
+        MemberIdentity identity = stamp.identity();
+        if (stamp.fresh()) LOG.info("new data dir: member {} of cluster {}, incarnation {}", identity.nodeId(), identity.clusterId(), identity.incarnation());
+        this.kv = new ReplicatedKv(config, identity, Node::wallClockMicros);
         this.duties = new LeaderDuties(kv, Node::wallClockMicros, 1_000);
         this.http = new HttpServer(kv, access, config.bindAddress(), config.httpPort());
-        LOG.info("node {} serving HTTP on :{} and Raft on :{}, data in {}, peers {}", config.nodeId(), http.port(),
-                config.raftPort(), config.dataDir().toAbsolutePath(), config.peers());
+        LOG.info("node {} of cluster {} serving HTTP on :{} and Raft on :{}, data in {}, peers {}", config.nodeId(),
+                identity.clusterId(), http.port(), config.raftPort(), config.dataDir().toAbsolutePath(), config.peers());
     }
 
     public int httpPort() {

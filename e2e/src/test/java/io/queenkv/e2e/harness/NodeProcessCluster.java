@@ -101,6 +101,8 @@ public final class NodeProcessCluster implements AutoCloseable {
     private final Map<String, String> extraEnv;
     private final List<String> jvmArgs;
     private final String peers;
+    /** {@code QUEEN_KV_CLUSTER_ID} of every node: a fresh id per harness, as an operator gives each resource its UID. */
+    private final String clusterId = java.util.UUID.randomUUID().toString();
     private final Map<String, NodeHandle> nodes = new LinkedHashMap<>();
     private final Set<Integer> usedPorts = new HashSet<>();
     private final KvHttp http = new KvHttp(Duration.ofSeconds(2));
@@ -190,7 +192,9 @@ public final class NodeProcessCluster implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        Map<String, String> env = new LinkedHashMap<>(extraEnv);
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put("QUEEN_KV_CLUSTER_ID", clusterId);
+        env.putAll(extraEnv);
         env.put("QUEEN_KV_NODE_ID", id);
         env.put("QUEEN_KV_HOST", HOST);
         env.put("QUEEN_KV_HTTP_PORT", Integer.toString(httpPort));
@@ -304,6 +308,59 @@ public final class NodeProcessCluster implements AutoCloseable {
         NodeHandle h = node(id);
         if (h.running()) stop(id);
         launch(h);
+    }
+
+    /**
+     * Takes a stopped node's disk away, as a lost disk or a new volume would: its data dir is moved
+     * aside (answered, for {@link #restoreDataDir}) and an empty one put in its place, so the next
+     * {@link #restart} starts it on an empty dir with the same environment.
+     */
+    public Path wipe(String id) {
+        NodeHandle h = node(id);
+        if (h.running()) throw new IllegalStateException(id + " is running; stop or kill it before wiping its data dir");
+        try {
+            Path aside = h.dataDir.resolveSibling("data-lost-" + System.nanoTime());
+            Files.move(h.dataDir, aside);
+            Files.createDirectories(h.dataDir);
+            note(h, "data dir wiped (old data moved to " + aside + ")");
+            return aside;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Puts a data dir that {@link #wipe} moved aside back in place of a stopped node's current one. */
+    public void restoreDataDir(String id, Path aside) {
+        NodeHandle h = node(id);
+        if (h.running()) throw new IllegalStateException(id + " is running; stop it before restoring its data dir");
+        deleteTree(h.dataDir);
+        try {
+            Files.move(aside, h.dataDir);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        note(h, "data dir restored from " + aside);
+    }
+
+    /** Changes one variable of a node's environment for its next start (null removes it). */
+    public void setEnv(String id, String name, String value) {
+        NodeHandle h = node(id);
+        if (value == null) h.env.remove(name);
+        else h.env.put(name, value);
+    }
+
+    /** Starts a stopped node without waiting, and waits for its process to exit; answers the exit code. */
+    public int runUntilExit(String id, Duration timeout) {
+        NodeHandle h = node(id);
+        launch(h);
+        if (!waitForExit(h, timeout)) throw new IllegalStateException(id + " was expected to exit but still runs\n" + tail(h));
+        note(h, "exited with code " + h.process.exitValue());
+        return h.process.exitValue();
+    }
+
+    /** The cluster id every node of this harness is started with. */
+    public String clusterId() {
+        return clusterId;
     }
 
     /** SIGSTOP: the process freezes (no heartbeats, no answers) until {@link #resume}. */

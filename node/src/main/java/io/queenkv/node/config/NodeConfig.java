@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 
+import io.queenkv.node.identity.MemberIdentity;
 import io.queenkv.node.kv.Settings;
 
 /**
@@ -15,7 +16,8 @@ import io.queenkv.node.kv.Settings;
  * collected and reported at once, so a bad deployment fails at start-up with one clear message.
  */
 public record NodeConfig(String nodeId, String host, String bindAddress, int httpPort, int raftPort, List<Peer> peers,
-                         Path dataDir, Settings seedSettings, Path tokensFile, long snapshotEveryEntries) {
+                         Path dataDir, Settings seedSettings, Path tokensFile, long snapshotEveryEntries,
+                         String clusterId, InitialClusterState initialClusterState) {
     public static final int DEFAULT_HTTP_PORT = 6632;
     public static final int DEFAULT_RAFT_PORT = 6634;
     private static final Pattern NODE_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,62}");
@@ -26,8 +28,29 @@ public record NodeConfig(String nodeId, String host, String bindAddress, int htt
         public String httpAddress() { return host + ":" + httpPort; }
     }
 
+    /**
+     * {@code QUEEN_KV_INITIAL_CLUSTER_STATE}: whether a member with an empty data dir may create the
+     * cluster ({@code new}; it still never does when a peer already holds it) or must be admitted
+     * by the leader of a cluster that exists ({@code existing}).
+     */
+    public enum InitialClusterState {
+        NEW, EXISTING;
+
+        public String envValue() { return name().toLowerCase(java.util.Locale.ROOT); }
+    }
+
     public static final class ConfigException extends RuntimeException {
         public ConfigException(String message) { super(message); }
+    }
+
+    /** Whether this node is a cluster of itself: no other peer, and it is the one peer. */
+    public boolean lone() {
+        return peers.size() == 1 && peers.get(0).id().equals(nodeId);
+    }
+
+    /** Whether this node is one of the initial peers (else it waits to be added through the admin API). */
+    public boolean initialMember() {
+        return peers.stream().anyMatch(p -> p.id().equals(nodeId));
     }
 
     /** This node as a peer. */
@@ -48,6 +71,17 @@ public record NodeConfig(String nodeId, String host, String bindAddress, int htt
         Path dataDir = Path.of(r.string("QUEEN_KV_DATA_DIR", "data"));
         String tokens = env.get("QUEEN_KV_TOKENS_FILE");
         long snapshotEvery = r.number("QUEEN_KV_SNAPSHOT_EVERY", 10_000, 10, 100_000_000);
+        String clusterId = env.get("QUEEN_KV_CLUSTER_ID") == null || env.get("QUEEN_KV_CLUSTER_ID").isBlank() ? null
+                : env.get("QUEEN_KV_CLUSTER_ID").trim();
+        if (clusterId != null && !MemberIdentity.CLUSTER_ID.matcher(clusterId).matches())
+            r.problems.add("QUEEN_KV_CLUSTER_ID must match " + MemberIdentity.CLUSTER_ID.pattern());
+        InitialClusterState initialState = InitialClusterState.NEW;
+        String state = r.string("QUEEN_KV_INITIAL_CLUSTER_STATE", "new");
+        switch (state) {
+            case "new" -> initialState = InitialClusterState.NEW;
+            case "existing" -> initialState = InitialClusterState.EXISTING;
+            default -> r.problems.add("QUEEN_KV_INITIAL_CLUSTER_STATE=" + state + " is neither new nor existing");
+        }
 
         Settings d = Settings.DEFAULTS;
         Settings seed = new Settings(
@@ -72,7 +106,7 @@ public record NodeConfig(String nodeId, String host, String bindAddress, int htt
         if (!r.problems.isEmpty())
             throw new ConfigException("invalid configuration:\n  - " + String.join("\n  - ", r.problems));
         return new NodeConfig(nodeId, host, bindAddress, httpPort, raftPort, List.copyOf(peers), dataDir, seed,
-                tokens == null || tokens.isBlank() ? null : Path.of(tokens), snapshotEvery);
+                tokens == null || tokens.isBlank() ? null : Path.of(tokens), snapshotEvery, clusterId, initialState);
     }
 
     static List<Peer> parsePeers(String spec, List<String> problems) {

@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.server.RaftServer;
 import org.eclipse.jetty.http.UriCompliance;
@@ -133,20 +134,27 @@ public final class HttpServer implements AutoCloseable {
         String leaderId = info.getLeaderId() == null ? null : info.getLeaderId().toString();
         Map<String, Object> status = new LinkedHashMap<>();
         status.put("nodeId", kv.selfId().toString());
+        status.put("clusterId", kv.identity().clusterId());
+        status.put("incarnation", kv.identity().incarnation());
+        status.put("membership", kv.admissionState());
         status.put("role", info.isLeader() ? "leader" : info.isCandidate() ? "candidate" : info.isListener() ? "learner" : "follower");
         status.put("term", info.getCurrentTerm());
         status.put("leaderId", leaderId);
         List<Map<String, Object>> members = new java.util.ArrayList<>();
-        for (RaftPeer peer : d.getRaftConf().getAllPeers()) {
+        List<String> readmitting = kv.readmitting();
+        List<RaftPeer> peers = new java.util.ArrayList<>(d.getRaftConf().getCurrentPeers(RaftPeerRole.FOLLOWER));
+        peers.addAll(d.getRaftConf().getCurrentPeers(RaftPeerRole.LISTENER));
+        for (RaftPeer peer : peers) {
+            String id = peer.getId().toString();
             Map<String, Object> m = new LinkedHashMap<>();
-            m.put("id", peer.getId().toString());
+            m.put("id", id);
             m.put("raftAddress", peer.getAddress());
             m.put("httpAddress", ReplicatedKv.httpAddressOf(peer));
-            boolean listener = d.getRaftConf().getAllPeers(org.apache.ratis.proto.RaftProtos.RaftPeerRole.LISTENER).contains(peer);
-            m.put("role", peer.getId().toString().equals(leaderId) ? "leader" : listener ? "learner" : "follower");
+            m.put("role", id.equals(leaderId) ? "leader" : readmitting.contains(id) ? "learner" : "follower");
             members.add(m);
         }
         status.put("members", members);
+        status.put("readmitting", readmitting);
         status.put("commitIndex", d.getRaftLog().getLastCommittedIndex());
         status.put("appliedIndex", info.getLastAppliedIndex());
         Settings settings = kv.local(KvEngine::settings);
@@ -159,10 +167,14 @@ public final class HttpServer implements AutoCloseable {
     private Map<String, Object> notAMemberStatus() {
         Map<String, Object> status = new LinkedHashMap<>();
         status.put("nodeId", kv.selfId().toString());
+        status.put("clusterId", kv.identity().clusterId());
+        status.put("incarnation", kv.identity().incarnation());
+        status.put("membership", kv.admissionState());
         status.put("role", "learner");
         status.put("term", 0);
         status.put("leaderId", null);
         status.put("members", List.of());
+        status.put("readmitting", List.of());
         status.put("commitIndex", 0);
         status.put("appliedIndex", 0);
         status.put("settings", kv.local(KvEngine::settings));

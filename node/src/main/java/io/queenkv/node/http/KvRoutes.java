@@ -22,6 +22,7 @@ import io.queenkv.node.api.CallParser;
 import io.queenkv.node.api.Json;
 import io.queenkv.node.api.ResultJson;
 import io.queenkv.node.kv.Entry;
+import io.queenkv.node.kv.CallRules;
 import io.queenkv.node.kv.EntryCodec;
 import io.queenkv.node.kv.KvEngine;
 import io.queenkv.node.kv.Op;
@@ -36,7 +37,6 @@ import io.queenkv.node.raft.ReplicatedKv;
 final class KvRoutes {
     static final String KV_PREFIX = "/api/v1/kv/";
     private static final long CALL_TIMEOUT_SECONDS = 10;
-    private static final int MAX_IDEMPOTENCY_KEY_LENGTH = 256;
 
     private final ReplicatedKv kv;
     private final Access access;
@@ -100,8 +100,8 @@ final class KvRoutes {
         String idempotencyKey = ctx.header("Idempotency-Key");
         String fingerprint = null;
         if (idempotencyKey != null) {
-            if (idempotencyKey.isBlank() || idempotencyKey.length() > MAX_IDEMPOTENCY_KEY_LENGTH)
-                throw new Refusal(Reason.KV_BAD_REQUEST, "Idempotency-Key must be 1 to " + MAX_IDEMPOTENCY_KEY_LENGTH + " characters");
+            if (idempotencyKey.isBlank() || idempotencyKey.length() > CallRules.MAX_IDEMPOTENCY_KEY_LENGTH)
+                throw new Refusal(Reason.KV_BAD_REQUEST, "Idempotency-Key must be 1 to " + CallRules.MAX_IDEMPOTENCY_KEY_LENGTH + " characters");
             fingerprint = fingerprint(caller.tenant(), ops);
         }
         Outcome outcome = await(kv.write(new Entry.WriteCall(0, caller.tenant(), idempotencyKey, fingerprint, ops)));

@@ -3,6 +3,7 @@ package io.queenkv.node.kv;
 import java.io.DataInput;
 import java.io.DataOutput;
 import java.io.IOException;
+import java.io.InputStream;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 
@@ -34,6 +35,14 @@ final class Binary {
         return (int) v;
     }
 
+    /** A count of items that take at least one byte each: never more than the input still holds. */
+    static int readCount(DataInput in) throws IOException {
+        int count = readVarInt(in);
+        if (in instanceof InputStream stream && count > stream.available())
+            throw new IOException("count " + count + " past the end of the input");
+        return count;
+    }
+
     static void writeString(DataOutput out, String s) throws IOException {
         byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
         writeVarLong(out, bytes.length);
@@ -41,7 +50,11 @@ final class Binary {
     }
 
     static String readString(DataInput in) throws IOException {
-        byte[] bytes = new byte[readVarInt(in)];
+        int length = readVarInt(in);
+        // A corrupt length must not allocate gigabytes: never more than the input still holds.
+        if (in instanceof InputStream stream && length > stream.available())
+            throw new IOException("string of " + length + " bytes past the end of the input");
+        byte[] bytes = new byte[length];
         in.readFully(bytes);
         return new String(bytes, StandardCharsets.UTF_8);
     }

@@ -11,6 +11,7 @@ import io.queenkv.node.kv.Refusal.Reason;
 /** The contract's rules for names and for a call as a whole, checked before anything is proposed. */
 public final class CallRules {
     public static final int MAX_KEY_BYTES = 512;
+    public static final int MAX_IDEMPOTENCY_KEY_LENGTH = 256;
     private static final Pattern NAMESPACE = Pattern.compile("[a-z0-9][a-z0-9._-]{0,63}");
 
     private CallRules() {}
@@ -51,6 +52,67 @@ public final class CallRules {
             if (op instanceof Op.Write w && !written.add(List.of(w.ns(), w.key())))
                 throw Refusal.atOp(i, Reason.KV_DUPLICATE_KEY_IN_CALL, "a second write on key '" + w.key() + "' in ns '" + w.ns() + "'");
         }
+    }
+
+    /**
+     * What the leader checks of every entry proposed to the log. The HTTP layer has checked the call
+     * already; this stops whatever else reaches the Raft port, so an entry in the log is one every
+     * node can apply. A write call must pass every rule a parsed call passes.
+     */
+    public static void checkEntry(Entry entry, Settings settings) {
+        if (entry instanceof Entry.WriteCall call) {
+            if (call.tenant() == null || call.tenant().isEmpty()) throw new Refusal(Reason.KV_BAD_REQUEST, "the call names no tenant");
+            if (call.ops().isEmpty()) throw new Refusal(Reason.KV_BAD_REQUEST, "the call has no ops");
+            if ((call.idempotencyKey() == null) != (call.fingerprint() == null))
+                throw new Refusal(Reason.KV_BAD_REQUEST, "an idempotency key goes with a fingerprint");
+            if (call.idempotencyKey() != null && (call.idempotencyKey().isBlank() || call.idempotencyKey().length() > MAX_IDEMPOTENCY_KEY_LENGTH))
+                throw new Refusal(Reason.KV_BAD_REQUEST, "Idempotency-Key must be 1 to " + MAX_IDEMPOTENCY_KEY_LENGTH + " characters");
+            for (int i = 0; i < call.ops().size(); i++) checkOp(i, call.ops().get(i), settings);
+            checkCall(call.ops(), settings);
+        } else if (entry instanceof Entry.Sweep sweep) {
+            if (sweep.maxRows() < 1) throw new Refusal(Reason.KV_BAD_REQUEST, "a sweep removes at least one row");
+        } else if (entry instanceof Entry.ChangeSettings change) {
+            checkSettings(change.settings());
+        } else if (entry instanceof Entry.SeedSettings seed) {
+            checkSettings(seed.settings());
+        }
+    }
+
+    private static void checkSettings(Settings settings) {
+        List<String> problems = settings.problems();
+        if (!problems.isEmpty()) throw new Refusal(Reason.KV_BAD_REQUEST, String.join("; ", problems));
+    }
+
+    /** One typed op against the rules its JSON form was parsed under. */
+    private static void checkOp(int i, Op op, Settings settings) {
+        checkNamespace(i, op.ns());
+        if (op instanceof Op.GetMany many) {
+            for (String key : many.keys()) checkKey(i, key, "keys[]");
+        } else if (op instanceof Op.GetPrefix prefix) {
+            checkKey(i, prefix.prefix(), "prefix");
+            if (prefix.after() != null && !prefix.after().isEmpty()) checkKey(i, prefix.after(), "after");
+            if (prefix.limit() < 1 || prefix.limit() > Op.GetPrefix.MAX_LIMIT)
+                throw Refusal.atOp(i, Reason.KV_BAD_REQUEST, "limit must be 1 to " + Op.GetPrefix.MAX_LIMIT);
+        } else if (op instanceof Op.Get get) {
+            checkKey(i, get.key(), "key");
+        } else if (op instanceof Op.Write write) {
+            checkKey(i, write.key(), "key");
+        }
+        if (op instanceof Op.Put put) checkWritten(i, put.value(), put.expiry(), settings);
+        if (op instanceof Op.PutIfAbsent put) checkWritten(i, put.value(), put.expiry(), settings);
+        if (op instanceof Op.Incr incr) {
+            if (incr.delta() == null) throw Refusal.atOp(i, Reason.KV_BAD_REQUEST, "delta is required");
+            if (incr.expiry() == null) throw Refusal.atOp(i, Reason.KV_EXPIRY_NOT_SPECIFIED, "an expiry is required");
+        }
+        if (op instanceof Op.Put put && put.expect() != null && put.expect() < 0) throw Refusal.atOp(i, Reason.KV_BAD_EXPECT, "expect < 0");
+        if (op instanceof Op.Delete delete && delete.expect() != null && delete.expect() < 0) throw Refusal.atOp(i, Reason.KV_BAD_EXPECT, "expect < 0");
+        if (op instanceof Op.Check check && check.expect() < 0) throw Refusal.atOp(i, Reason.KV_BAD_EXPECT, "expect < 0");
+    }
+
+    private static void checkWritten(int i, JsonValue value, Expiry expiry, Settings settings) {
+        if (value == null) throw Refusal.atOp(i, Reason.KV_BAD_REQUEST, "value is required");
+        if (expiry == null) throw Refusal.atOp(i, Reason.KV_EXPIRY_NOT_SPECIFIED, "an expiry is required");
+        checkValue(i, value, settings);
     }
 
     private static boolean validUnicode(String s) {

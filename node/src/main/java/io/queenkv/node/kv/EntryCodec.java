@@ -17,10 +17,14 @@ import io.queenkv.node.kv.Entry.Sweep;
 import io.queenkv.node.kv.Entry.WriteCall;
 
 /**
- * Log entries as compact binary. The instant is the first 8 bytes, so the leader stamps it into an
- * encoded entry without decoding the rest ({@link #stampInstant}).
+ * Log entries as compact binary: a format version byte, the instant (8 bytes, so the leader stamps
+ * it into an encoded entry without decoding the rest, {@link #stampInstant}), a kind tag, the body.
+ * Decoding is strict: an unknown version, kind or op tag, a length past the end, or bytes left over
+ * make it throw, so the leader refuses such an entry before it reaches the log.
  */
 public final class EntryCodec {
+    public static final byte FORMAT_VERSION = 1;
+    private static final int INSTANT_OFFSET = 1;
     private static final byte WRITE_CALL = 1, SWEEP = 2, CHANGE_SETTINGS = 3, SEED_SETTINGS = 4;
     private static final byte GET = 1, GET_MANY = 2, GET_PREFIX = 3, PUT = 4, PUT_IF_ABSENT = 5, DELETE = 6, INCR = 7, CHECK = 8;
 
@@ -30,6 +34,7 @@ public final class EntryCodec {
         try {
             ByteArrayOutputStream bytes = new ByteArrayOutputStream(256);
             DataOutputStream out = new DataOutputStream(bytes);
+            out.writeByte(FORMAT_VERSION);
             out.writeLong(entry.instant());
             if (entry instanceof WriteCall call) {
                 out.writeByte(WRITE_CALL);
@@ -53,12 +58,15 @@ public final class EntryCodec {
         }
     }
 
+    /** Decodes an entry; throws {@link UncheckedIOException} on anything it does not know. */
     public static Entry decode(byte[] data) {
         try {
             DataInputStream in = new DataInputStream(new ByteArrayInputStream(data));
+            byte version = in.readByte();
+            if (version != FORMAT_VERSION) throw new IOException("unknown entry format version " + version);
             long instant = in.readLong();
             byte kind = in.readByte();
-            return switch (kind) {
+            Entry entry = switch (kind) {
                 case WRITE_CALL -> new WriteCall(instant, Binary.readString(in), Binary.readNullableString(in),
                         Binary.readNullableString(in), readOps(in));
                 case SWEEP -> new Sweep(instant, Binary.readVarInt(in));
@@ -66,8 +74,13 @@ public final class EntryCodec {
                 case SEED_SETTINGS -> new Entry.SeedSettings(instant, readSettings(in));
                 default -> throw new IOException("unknown entry kind " + kind);
             };
+            if (in.available() > 0) throw new IOException(in.available() + " bytes after the end of the entry");
+            return entry;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        } catch (RuntimeException e) {
+            // A field that decodes but is not valid for its record (a bad number, a bad JSON text).
+            throw new UncheckedIOException(new IOException("malformed entry: " + e.getMessage(), e));
         }
     }
 
@@ -89,16 +102,20 @@ public final class EntryCodec {
     public static ReadQuery decodeQuery(byte[] data) {
         try {
             DataInputStream in = new DataInputStream(new ByteArrayInputStream(data));
-            return new ReadQuery(Binary.readString(in), readOps(in));
+            ReadQuery query = new ReadQuery(Binary.readString(in), readOps(in));
+            if (in.available() > 0) throw new IOException(in.available() + " bytes after the end of the query");
+            return query;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        } catch (RuntimeException e) {
+            throw new UncheckedIOException(new IOException("malformed query: " + e.getMessage(), e));
         }
     }
 
     /** A copy of an encoded entry with its instant replaced. */
     public static byte[] stampInstant(byte[] encoded, long instant) {
         byte[] copy = encoded.clone();
-        ByteBuffer.wrap(copy).putLong(0, instant);
+        ByteBuffer.wrap(copy).putLong(INSTANT_OFFSET, instant);
         return copy;
     }
 
@@ -165,7 +182,7 @@ public final class EntryCodec {
     }
 
     private static List<Op> readOps(DataInput in) throws IOException {
-        int count = Binary.readVarInt(in);
+        int count = Binary.readCount(in);
         List<Op> ops = new ArrayList<>(count);
         for (int i = 0; i < count; i++) ops.add(readOp(in));
         return ops;
@@ -180,7 +197,7 @@ public final class EntryCodec {
                 yield new Op.Get(Binary.readString(in), key, in.readBoolean());
             }
             case GET_MANY -> {
-                int n = Binary.readVarInt(in);
+                int n = Binary.readCount(in);
                 List<String> keys = new ArrayList<>(n);
                 for (int k = 0; k < n; k++) keys.add(Binary.readString(in));
                 yield new Op.GetMany(Binary.readString(in), keys, in.readBoolean());

@@ -184,7 +184,13 @@ public final class KvEngine {
             List<Result> results = new ArrayList<>(ops.size());
             for (int i = 0; i < ops.size(); i++) {
                 Op op = ops.get(i);
-                Result result = evaluate(i, op);
+                Result result;
+                try {
+                    result = evaluate(i, op);
+                } catch (RuntimeException bug) {
+                    rollBack(); // a call applies whole or not at all, even when an op fails unexpectedly
+                    throw bug;
+                }
                 if (op.required() && result instanceof WriteResult w && !w.applied()) {
                     rollBack();
                     return new PreconditionFailed(i, w.reason(), w.version(), w.value());

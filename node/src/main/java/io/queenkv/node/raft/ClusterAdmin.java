@@ -8,6 +8,7 @@ import java.util.Optional;
 import java.util.concurrent.locks.LockSupport;
 
 import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftPeer;
@@ -52,12 +53,8 @@ public final class ClusterAdmin {
         if (current.stream().anyMatch(p -> p.getId().equals(added.getId()))) return current;
         List<RaftPeer> next = new ArrayList<>(current);
         next.add(added);
-        try (RaftClient direct = RaftClient.newBuilder()
-                .setProperties(ReplicatedKv.clientProperties())
-                .setRaftGroup(RaftGroup.valueOf(ReplicatedKv.GROUP_ID, added))
-                .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(5, org.apache.ratis.util.TimeDuration.ONE_SECOND))
-                .build()) {
-            RaftClientReply reply = direct.getGroupManagementApi(added.getId()).add(RaftGroup.valueOf(ReplicatedKv.GROUP_ID, next));
+        try (RaftClient direct = kv.newClient(List.of(added), RetryPolicies.retryUpToMaximumCountWithFixedSleep(5, org.apache.ratis.util.TimeDuration.ONE_SECOND))) {
+            RaftClientReply reply = direct.getGroupManagementApi(added.getId()).add(RaftGroup.valueOf(kv.groupId(), next));
             if (!reply.isSuccess() && !String.valueOf(reply.getException()).contains("already exists"))
                 throw ReplicatedKv.unavailable(reply.getException());
         } catch (IOException e) {
@@ -69,17 +66,24 @@ public final class ClusterAdmin {
         return members();
     }
 
-    /** Removes a member, moving leadership off it first. Refuses to remove the last member. */
+    /**
+     * Removes a member (a voter, or a learner being re-admitted), moving leadership off it first.
+     * Refuses to remove the last voter.
+     */
     public List<RaftPeer> removeMember(String id) throws IOException {
-        List<RaftPeer> current = members();
+        var conf = kv.division().getRaftConf();
+        List<RaftPeer> voters = List.copyOf(conf.getCurrentPeers(RaftPeerRole.FOLLOWER));
+        List<RaftPeer> listeners = List.copyOf(conf.getCurrentPeers(RaftPeerRole.LISTENER));
         RaftPeerId target = RaftPeerId.valueOf(id);
-        if (current.stream().noneMatch(p -> p.getId().equals(target)))
+        boolean voter = voters.stream().anyMatch(p -> p.getId().equals(target));
+        if (!voter && listeners.stream().noneMatch(p -> p.getId().equals(target)))
             throw new Refusal(Reason.NOT_FOUND, "no member '" + id + "'");
-        if (current.size() == 1) throw new Refusal(Reason.KV_BAD_REQUEST, "the last member cannot be removed");
+        if (voter && voters.size() == 1) throw new Refusal(Reason.KV_BAD_REQUEST, "the last member cannot be removed");
         if (target.equals(kv.division().getInfo().getLeaderId())) transferLeadership(null);
-        List<RaftPeer> next = current.stream().filter(p -> !p.getId().equals(target)).toList();
         ReplicatedKv.call(() -> kv.client().admin().setConfiguration(SetConfigurationRequest.Arguments.newBuilder()
-                .setServersInCurrentConf(current).setServersInNewConf(next)
+                .setServersInCurrentConf(voters).setListenersInCurrentConf(listeners)
+                .setServersInNewConf(voters.stream().filter(p -> !p.getId().equals(target)).toList())
+                .setListenersInNewConf(listeners.stream().filter(p -> !p.getId().equals(target)).toList())
                 .setMode(SetConfigurationRequest.Mode.COMPARE_AND_SET).build()));
         return members();
     }

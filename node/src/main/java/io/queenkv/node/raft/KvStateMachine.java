@@ -31,6 +31,10 @@ import org.apache.ratis.server.storage.FileInfo;
 import org.apache.ratis.util.LifeCycle;
 import org.apache.ratis.util.MD5FileUtil;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.queenkv.node.kv.CallRules;
 import io.queenkv.node.kv.Entry;
 import io.queenkv.node.kv.EntryCodec;
 import io.queenkv.node.kv.KvEngine;
@@ -44,6 +48,7 @@ import io.queenkv.node.kv.SnapshotCodec;
  * snapshots are the engine's state in one file with an MD5 beside it and a CRC inside.
  */
 final class KvStateMachine extends BaseStateMachine {
+    private static final Logger LOG = LoggerFactory.getLogger(KvStateMachine.class);
     private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
     private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
     private final Settings seed;
@@ -102,10 +107,20 @@ final class KvStateMachine extends BaseStateMachine {
         }
     }
 
-    /** Leader only: stamp the entry's instant, never behind the last stamp or the applied state. */
+    /**
+     * Leader only: decode and check the proposed entry, then stamp its instant, never behind the last
+     * stamp or the applied state. What does not decode or breaks a rule never enters the log.
+     */
     @Override
     public TransactionContext startTransaction(RaftClientRequest request) throws IOException {
         byte[] data = request.getMessage().getContent().toByteArray();
+        try {
+            CallRules.checkEntry(EntryCodec.decode(data), withEngine(KvEngine::settings));
+        } catch (RuntimeException refused) {
+            TransactionContext refusal = TransactionContext.newBuilder().setStateMachine(this).setClientRequest(request).build();
+            refusal.setException(new IOException("entry refused: " + refused.getMessage()));
+            return refusal;
+        }
         long instant;
         synchronized (this) {
             long applied = withEngine(KvEngine::lastInstant);
@@ -119,18 +134,40 @@ final class KvStateMachine extends BaseStateMachine {
                 .build();
     }
 
+    /**
+     * Applies a committed entry. Never throws: an entry this version cannot decode (written by a
+     * leader that did not check it) is skipped the same way on every node, so the log stays
+     * applicable and the node keeps serving; the proposer gets a failed reply.
+     */
     @Override
     public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
         LogEntryProto log = trx.getLogEntry();
-        Entry entry = EntryCodec.decode(log.getStateMachineLogEntry().getLogData().toByteArray());
+        Entry entry;
+        try {
+            entry = EntryCodec.decode(log.getStateMachineLogEntry().getLogData().toByteArray());
+        } catch (RuntimeException undecodable) {
+            LOG.error("skipping log entry {} (term {}): it does not decode: {}", log.getIndex(), log.getTerm(), undecodable.getMessage());
+            lock.writeLock().lock();
+            try {
+                updateLastAppliedTermIndex(log.getTerm(), log.getIndex());
+            } finally {
+                lock.writeLock().unlock();
+            }
+            return CompletableFuture.failedFuture(new IOException("log entry " + log.getIndex() + " was skipped: it does not decode"));
+        }
         byte[] reply;
         lock.writeLock().lock();
         try {
             reply = OutcomeCodec.encode(engine.apply(log.getIndex(), entry));
-            updateLastAppliedTermIndex(log.getTerm(), log.getIndex());
+        } catch (RuntimeException failed) {
+            // The engine rolled the call back; it is deterministic, so every node fails it alike.
+            LOG.error("skipping log entry {} (term {}): applying it failed", log.getIndex(), log.getTerm(), failed);
+            reply = null;
         } finally {
+            updateLastAppliedTermIndex(log.getTerm(), log.getIndex());
             lock.writeLock().unlock();
         }
+        if (reply == null) return CompletableFuture.failedFuture(new IOException("log entry " + log.getIndex() + " could not be applied"));
         return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(reply)));
     }
 

@@ -12,8 +12,9 @@ import io.queenkv.node.kv.Entry;
 import io.queenkv.node.kv.KvEngine;
 
 /**
- * What only the leader does, on a timer: commit the seed settings of a new cluster once, and sweep
- * expired rows through the log in bounded batches.
+ * What only the leader does, on a timer: commit the seed settings of a new cluster once, re-admit
+ * members that lost their data ({@link Readmission}), and sweep expired rows through the log in
+ * bounded batches.
  */
 public final class LeaderDuties implements AutoCloseable {
     static final int SWEEP_BATCH_ROWS = 1_000;
@@ -21,6 +22,7 @@ public final class LeaderDuties implements AutoCloseable {
 
     private final ReplicatedKv kv;
     private final LongSupplier clockMicros;
+    private final Readmission readmission;
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "queen-kv-leader-duties");
         t.setDaemon(true);
@@ -30,6 +32,7 @@ public final class LeaderDuties implements AutoCloseable {
     public LeaderDuties(ReplicatedKv kv, LongSupplier clockMicros, long periodMillis) {
         this.kv = kv;
         this.clockMicros = clockMicros;
+        this.readmission = new Readmission(kv);
         timer.scheduleWithFixedDelay(this::run, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
     }
 
@@ -42,6 +45,7 @@ public final class LeaderDuties implements AutoCloseable {
                 if (kv.local(KvEngine::settingsIndex) > 0)
                     LOG.info("settings in force: {} (log index {})", kv.local(KvEngine::settings), kv.local(KvEngine::settingsIndex));
             }
+            readmission.run(kv.division());
             long now = clockMicros.getAsLong();
             while (kv.local(e -> e.hasDueRows(now)))
                 kv.write(new Entry.Sweep(0, SWEEP_BATCH_ROWS)).get(10, TimeUnit.SECONDS);

@@ -1,11 +1,9 @@
 package io.queenkv.node.raft;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
@@ -28,17 +26,22 @@ import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.exceptions.LeaderNotReadyException;
 import org.apache.ratis.protocol.exceptions.NotLeaderException;
 import org.apache.ratis.protocol.exceptions.RaftRetryFailureException;
+import org.apache.ratis.protocol.exceptions.StateMachineException;
 import org.apache.ratis.protocol.exceptions.TimeoutIOException;
 import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.retry.RetryPolicy;
 import org.apache.ratis.rpc.SupportedRpcType;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.statemachine.StateMachine;
+import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.apache.ratis.util.SizeInBytes;
 import org.apache.ratis.util.TimeDuration;
 
 import io.queenkv.node.config.NodeConfig;
+import io.queenkv.node.identity.MemberIdentity;
 import io.queenkv.node.kv.Entry;
 import io.queenkv.node.kv.EntryCodec;
 import io.queenkv.node.kv.KvEngine;
@@ -54,15 +57,16 @@ import io.queenkv.node.kv.Refusal.Reason;
  * contract's 503 reasons.
  */
 public final class ReplicatedKv implements AutoCloseable {
-    /** One group per cluster; its id is fixed so every node of every cluster agrees without config. */
-    static final RaftGroupId GROUP_ID = RaftGroupId.valueOf(UUID.nameUUIDFromBytes("queen-kv".getBytes(StandardCharsets.UTF_8)));
     private static final TimeDuration REQUEST_TIMEOUT = TimeDuration.valueOf(3, TimeUnit.SECONDS);
 
     private final NodeConfig config;
+    private final MemberIdentity identity;
+    private final RaftGroupId groupId;
     private final KvStateMachine stateMachine;
     private final RaftServer server;
     private final RaftClient client;
     private final RaftPeerId selfId;
+    private final Admission admission;
     /**
      * Runs the client's blocking calls. Blocking calls are unary and unordered, so a slow call never
      * holds up another (the ordered async stream does); callers wait on the future with a deadline.
@@ -73,29 +77,60 @@ public final class ReplicatedKv implements AutoCloseable {
         return t;
     });
 
-    public ReplicatedKv(NodeConfig config, LongSupplier clockMicros) throws IOException {
+    /**
+     * Starts this node's Raft server with no group but the one its storage holds: the group is never
+     * created here from configuration (a member that lost its disk would otherwise vote with an
+     * empty log). {@link Admission} creates it for a new cluster, or the leader re-admits this member.
+     */
+    public ReplicatedKv(NodeConfig config, MemberIdentity identity, LongSupplier clockMicros) throws IOException {
         this.config = config;
+        this.identity = identity;
+        this.groupId = RaftGroupId.valueOf(identity.groupUuid());
         this.selfId = RaftPeerId.valueOf(config.nodeId());
         this.stateMachine = new KvStateMachine(config.seedSettings(), clockMicros);
-        RaftGroup group = RaftGroup.valueOf(GROUP_ID, toPeers(config.peers()));
-        // A node outside the peer list starts with no group (or the one in its storage) and waits to be added.
-        boolean initialMember = config.peers().stream().anyMatch(p -> p.id().equals(config.nodeId()));
         this.server = RaftServer.newBuilder()
                 .setServerId(selfId)
-                .setGroup(initialMember ? group : RaftGroup.emptyGroup())
+                .setGroup(RaftGroup.emptyGroup())
                 .setProperties(serverProperties(config))
-                .setStateMachine(stateMachine)
+                .setStateMachineRegistry(this::stateMachineFor)
                 .setOption(RaftStorage.StartupOption.RECOVER)
                 .build();
         server.start();
         // The client knows every configured peer and always this node, whose reads it serves.
-        List<RaftPeer> known = new ArrayList<>(group.getPeers());
-        if (!initialMember) known.addAll(toPeers(List.of(config.self())));
-        this.client = RaftClient.newBuilder()
+        List<RaftPeer> known = new ArrayList<>(toPeers(config.peers()));
+        if (!config.initialMember()) known.addAll(toPeers(List.of(config.self())));
+        this.client = newClient(known, RetryPolicies.retryUpToMaximumCountWithFixedSleep(16, TimeDuration.valueOf(500, TimeUnit.MILLISECONDS)));
+        this.admission = new Admission(this);
+    }
+
+    /** Where this member stands in its group: a member, or waiting to create or be admitted to it. */
+    public String admissionState() {
+        return admission.state().wire;
+    }
+
+    /** Ids of the members being re-admitted after they lost their data (learners of the configuration). */
+    public List<String> readmitting() {
+        return membership().map(d -> Readmission.readmitting(d.getRaftConf())).orElse(List.of());
+    }
+
+    /**
+     * Only this cluster's group may live on this server: a leader of another cluster cannot add its
+     * group here. (Ratis also runs a placeholder for the empty group a server starts with.)
+     */
+    private StateMachine stateMachineFor(RaftGroupId requested) {
+        if (requested.equals(RaftGroupId.emptyGroupId())) return new BaseStateMachine();
+        if (!requested.equals(groupId))
+            throw new IllegalArgumentException("this node is a member of cluster " + identity.clusterId() + " and hosts no other group");
+        return stateMachine;
+    }
+
+    /** A Raft client of this cluster's group that knows {@code peers}; every client of this node is made here. */
+    RaftClient newClient(List<RaftPeer> peers, RetryPolicy retry) {
+        return RaftClient.newBuilder()
                 .setProperties(clientProperties())
-                .setRaftGroup(RaftGroup.valueOf(GROUP_ID, known))
+                .setRaftGroup(RaftGroup.valueOf(groupId, peers))
                 .setLeaderId(null)
-                .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(16, TimeDuration.valueOf(500, TimeUnit.MILLISECONDS)))
+                .setRetryPolicy(retry)
                 .build();
     }
 
@@ -121,7 +156,7 @@ public final class ReplicatedKv implements AutoCloseable {
         return p;
     }
 
-    static RaftProperties clientProperties() {
+    private static RaftProperties clientProperties() {
         RaftProperties p = new RaftProperties();
         RaftClientConfigKeys.Rpc.setRequestTimeout(p, REQUEST_TIMEOUT);
         GrpcConfigKeys.setMessageSizeMax(p, SizeInBytes.valueOf(256L << 20));
@@ -170,7 +205,7 @@ public final class ReplicatedKv implements AutoCloseable {
     /** This node's member of the group; a node started outside the peer list has none until it is added. */
     public Optional<RaftServer.Division> membership() {
         try {
-            return Optional.of(server.getDivision(GROUP_ID));
+            return Optional.of(server.getDivision(groupId));
         } catch (IOException e) {
             return Optional.empty();
         }
@@ -182,6 +217,18 @@ public final class ReplicatedKv implements AutoCloseable {
 
     public RaftClient client() {
         return client;
+    }
+
+    RaftServer server() {
+        return server;
+    }
+
+    public RaftGroupId groupId() {
+        return groupId;
+    }
+
+    public MemberIdentity identity() {
+        return identity;
     }
 
     public RaftPeerId selfId() {
@@ -220,6 +267,8 @@ public final class ReplicatedKv implements AutoCloseable {
             return new Refusal(Reason.KV_NO_LEADER, "no Raft leader is available right now");
         if (t instanceof TimeoutIOException || t instanceof java.util.concurrent.TimeoutException)
             return new Refusal(Reason.KV_TIMEOUT, "the cluster did not answer in time; the outcome of a write is unknown");
+        if (t instanceof StateMachineException)
+            return new Refusal(Reason.KV_RETRY, "the leader refused or could not apply the call");
         if (failure instanceof RaftRetryFailureException)
             return new Refusal(Reason.KV_NO_LEADER, "no Raft leader answered: " + t.getMessage());
         return new Refusal(Reason.KV_RETRY, "replication failed: " + (t == null ? "unknown" : t.getClass().getSimpleName() + ": " + t.getMessage()));
@@ -227,6 +276,7 @@ public final class ReplicatedKv implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
+        admission.close();
         callers.shutdownNow();
         try {
             client.close();

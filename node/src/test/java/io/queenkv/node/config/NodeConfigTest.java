@@ -22,6 +22,29 @@ class NodeConfigTest {
         assertThat(c.peers()).containsExactly(new NodeConfig.Peer("n1", "127.0.0.1", 6634, 6632));
         assertThat(c.seedSettings()).isEqualTo(Settings.DEFAULTS);
         assertThat(c.tokensFile()).isNull();
+        assertThat(c.clusterId()).isNull();
+        assertThat(c.initialClusterState()).isEqualTo(NodeConfig.InitialClusterState.NEW);
+        assertThat(c.lone()).isTrue();
+    }
+
+    @Test
+    void clusterIdAndInitialStateAreRead() {
+        NodeConfig c = NodeConfig.fromEnv(Map.of("QUEEN_KV_CLUSTER_ID", "6f1c2a9e-0d1b-4e59-9c1e-5d8f7a1b2c3d",
+                "QUEEN_KV_INITIAL_CLUSTER_STATE", "existing", "QUEEN_KV_NODE_ID", "n2",
+                "QUEEN_KV_PEERS", "n1=a:7001:7000,n2=b:7011:7010"));
+        assertThat(c.clusterId()).isEqualTo("6f1c2a9e-0d1b-4e59-9c1e-5d8f7a1b2c3d");
+        assertThat(c.initialClusterState()).isEqualTo(NodeConfig.InitialClusterState.EXISTING);
+        assertThat(c.lone()).isFalse();
+        assertThat(c.initialMember()).isTrue();
+    }
+
+    @Test
+    void aBadClusterIdOrInitialStateIsAProblem() {
+        assertThatThrownBy(() -> NodeConfig.fromEnv(Map.of("QUEEN_KV_CLUSTER_ID", "has spaces",
+                "QUEEN_KV_INITIAL_CLUSTER_STATE", "restore")))
+                .isInstanceOf(NodeConfig.ConfigException.class)
+                .hasMessageContaining("QUEEN_KV_CLUSTER_ID must match")
+                .hasMessageContaining("QUEEN_KV_INITIAL_CLUSTER_STATE=restore is neither new nor existing");
     }
 
     @Test

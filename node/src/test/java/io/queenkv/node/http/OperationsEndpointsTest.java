@@ -57,9 +57,15 @@ class OperationsEndpointsTest {
         assertThat(r.statusCode()).isEqualTo(200);
         assertThat(r.headers().firstValue("content-type")).get().asString().startsWith("application/json");
         JsonNode c = json(r);
-        assertThat(fieldNames(c)).containsExactlyInAnyOrder("nodeId", "role", "term", "leaderId", "members", "commitIndex",
-                "appliedIndex", "settings", "settingsIndex");
+        assertThat(fieldNames(c)).containsExactlyInAnyOrder("nodeId", "clusterId", "incarnation", "membership", "role", "term",
+                "leaderId", "members", "readmitting", "commitIndex", "appliedIndex", "settings", "settingsIndex");
         assertThat(c.get("nodeId").asText()).isEqualTo("n1");
+        // A lone node without QUEEN_KV_CLUSTER_ID generates its cluster id and incarnation on first start.
+        assertThat(c.get("clusterId").asText()).matches("[0-9a-f-]{36}");
+        assertThat(c.get("incarnation").asText()).matches("[0-9a-f-]{36}").isNotEqualTo(c.get("clusterId").asText());
+        assertThat(c.get("membership").asText()).isEqualTo("member");
+        assertThat(c.get("readmitting").isArray()).isTrue();
+        assertThat(c.get("readmitting").size()).isZero();
         assertThat(c.get("role").asText()).isEqualTo("leader");
         assertThat(c.get("term").isIntegralNumber()).isTrue();
         assertThat(c.get("term").asLong()).isPositive();

@@ -146,10 +146,45 @@ class CodecTest {
 
         @Test
         void garbageIsRejected() {
-            byte[] bad = EntryCodec.encode(new Entry.Sweep(T0, 1));
-            bad[8] = 99;
-            assertThatThrownBy(() -> EntryCodec.decode(bad)).isInstanceOf(java.io.UncheckedIOException.class);
+            byte[] unknownKind = EntryCodec.encode(new Entry.Sweep(T0, 1));
+            unknownKind[9] = 99;
+            assertThatThrownBy(() -> EntryCodec.decode(unknownKind)).isInstanceOf(java.io.UncheckedIOException.class)
+                    .hasMessageContaining("unknown entry kind 99");
+            byte[] unknownVersion = EntryCodec.encode(new Entry.Sweep(T0, 1));
+            unknownVersion[0] = 7;
+            assertThatThrownBy(() -> EntryCodec.decode(unknownVersion)).hasMessageContaining("unknown entry format version 7");
             assertThatThrownBy(() -> EntryCodec.decode(new byte[3])).isInstanceOf(java.io.UncheckedIOException.class);
+            assertThatThrownBy(() -> EntryCodec.decode(new byte[0])).isInstanceOf(java.io.UncheckedIOException.class);
+        }
+
+        @Test
+        void trailingBytesAreRejected() {
+            byte[] good = EntryCodec.encode(new Entry.Sweep(T0, 1));
+            byte[] longer = java.util.Arrays.copyOf(good, good.length + 1);
+            assertThatThrownBy(() -> EntryCodec.decode(longer)).hasMessageContaining("1 bytes after the end");
+        }
+
+        @Test
+        void aLengthPastTheEndAllocatesNothing() {
+            // A write call whose tenant claims 2^31-1 bytes: refused from the length, not by running out of memory.
+            java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+            bytes.write(EntryCodec.FORMAT_VERSION);
+            bytes.writeBytes(new byte[8]);
+            bytes.write(1); // write call
+            bytes.writeBytes(new byte[] {(byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, 0x07});
+            assertThatThrownBy(() -> EntryCodec.decode(bytes.toByteArray())).hasMessageContaining("past the end");
+        }
+
+        @Test
+        void everyTruncationOfAnEntryIsRejected() {
+            for (Entry entry : everyEntry()) {
+                byte[] encoded = EntryCodec.encode(entry);
+                for (int cut = 0; cut < encoded.length; cut++) {
+                    byte[] truncated = java.util.Arrays.copyOf(encoded, cut);
+                    assertThatThrownBy(() -> EntryCodec.decode(truncated)).as(entry + " cut at " + cut)
+                            .isInstanceOf(java.io.UncheckedIOException.class);
+                }
+            }
         }
     }
 

@@ -1,0 +1,54 @@
+package io.queenkv.node.raft;
+
+import java.io.IOException;
+import java.util.List;
+
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.proto.RaftProtos.LogInfoProto;
+import org.apache.ratis.protocol.GroupInfoReply;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.retry.RetryPolicies;
+
+/**
+ * Asks a member's Raft port what it holds of this cluster's group. Both the start-up of a member
+ * with an empty data dir ({@link Admission}) and the leader's repair of members that lost their disk
+ * ({@link Readmission}) decide on these answers.
+ */
+final class MemberProbe {
+    /** A member's answer. */
+    sealed interface Holding {
+        /** No answer: down, paused, or not there yet. Nothing may be concluded from it. */
+        record Unreachable(String why) implements Holding {}
+
+        /** It answers and has no data of this group: a new member, or one that lost its disk. */
+        record NoGroup() implements Holding {}
+
+        /** It holds the group; {@code committedIndex} is -1 while nothing was ever committed. */
+        record Holds(long committedIndex, long appliedIndex) implements Holding {
+            /** A leader was elected and committed at least its first entry: the cluster exists. */
+            boolean established() { return committedIndex >= 0; }
+        }
+    }
+
+    private final ReplicatedKv kv;
+
+    MemberProbe(ReplicatedKv kv) {
+        this.kv = kv;
+    }
+
+    Holding probe(RaftPeer member) {
+        try (RaftClient direct = kv.newClient(List.of(member), RetryPolicies.noRetry())) {
+            var api = direct.getGroupManagementApi(member.getId());
+            boolean holds = false;
+            for (var id : api.list().getGroupIds()) holds |= id.equals(kv.groupId());
+            if (!holds) return new Holding.NoGroup();
+            GroupInfoReply info = api.info(kv.groupId());
+            LogInfoProto log = info.getLogInfoProto();
+            long committed = log != null && log.hasCommitted() ? log.getCommitted().getIndex() : -1;
+            long applied = log != null && log.hasApplied() ? log.getApplied().getIndex() : -1;
+            return new Holding.Holds(committed, applied);
+        } catch (IOException | RuntimeException e) {
+            return new Holding.Unreachable(e.getClass().getSimpleName() + ": " + e.getMessage());
+        }
+    }
+}
