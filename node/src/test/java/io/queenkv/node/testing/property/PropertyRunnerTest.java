@@ -16,6 +16,11 @@ class PropertyRunnerTest {
     static final Property<Integer> NO_THREE_WITH_SEVEN =
             steps -> assertThat(steps.contains(3) && steps.contains(7)).as("3 and 7 together in %s", steps).isFalse();
 
+    static <S> Verdict.Failed<S> failed(Verdict<S> verdict) {
+        if (verdict instanceof Verdict.Failed<S> failed) return failed;
+        throw new AssertionError("expected the property to fail, but " + verdict);
+    }
+
     @Test
     void aHoldingPropertyRunsOnceForEverySeedOfThePlan() {
         List<List<Integer>> seen = new ArrayList<>();
@@ -29,8 +34,7 @@ class PropertyRunnerTest {
     void aPlantedBugIsFoundMinimisedAndReportedWithItsSeed() {
         Verdict<Integer> verdict = PropertyRunner.run(Plan.derived(2, 100), DIGITS, NO_THREE_WITH_SEVEN);
 
-        assertThat(verdict).isInstanceOf(Verdict.Failed.class);
-        Verdict.Failed<Integer> failed = (Verdict.Failed<Integer>) verdict;
+        Verdict.Failed<Integer> failed = failed(verdict);
         assertThat(failed.minimised()).containsExactlyInAnyOrder(3, 7);
         assertThat(failed.generatedSize()).isGreaterThan(2);
         assertThat(failed.seed()).isEqualTo(Plan.derived(2, 100).seeds().get(failed.tryNumber() - 1));
@@ -42,18 +46,16 @@ class PropertyRunnerTest {
 
     @Test
     void replayingTheReportedSeedFindsTheSameSequence() {
-        Verdict.Failed<Integer> first = (Verdict.Failed<Integer>) PropertyRunner.run(Plan.derived(3, 100), DIGITS, NO_THREE_WITH_SEVEN);
+        Verdict.Failed<Integer> first = failed(PropertyRunner.run(Plan.derived(3, 100), DIGITS, NO_THREE_WITH_SEVEN));
         List<List<Integer>> replayed = new ArrayList<>();
         Verdict<Integer> again = PropertyRunner.run(Plan.replay(first.seed()), DIGITS, steps -> {
             replayed.add(steps);
             NO_THREE_WITH_SEVEN.check(steps);
         });
 
-        assertThat(again).isInstanceOfSatisfying(Verdict.Failed.class, failed -> {
-            assertThat(failed.seed()).isEqualTo(first.seed());
-            assertThat(failed.tryNumber()).isEqualTo(1);
-            assertThat(failed.minimised()).isEqualTo(first.minimised());
-        });
+        assertThat(failed(again).seed()).isEqualTo(first.seed());
+        assertThat(failed(again).tryNumber()).isEqualTo(1);
+        assertThat(failed(again).minimised()).isEqualTo(first.minimised());
         assertThat(replayed.get(0)).hasSize(first.generatedSize());
     }
 
@@ -76,10 +78,8 @@ class PropertyRunnerTest {
             if (steps.contains(5)) throw new IllegalStateException("five");
         });
 
-        assertThat(verdict).isInstanceOfSatisfying(Verdict.Failed.class, failed -> {
-            assertThat(failed.minimised()).containsExactly(5);
-            assertThat(failed.failure()).isInstanceOf(IllegalStateException.class).hasMessage("five");
-        });
+        assertThat(failed(verdict).minimised()).containsExactly(5);
+        assertThat(failed(verdict).failure()).isInstanceOf(IllegalStateException.class).hasMessage("five");
     }
 
     @Test
