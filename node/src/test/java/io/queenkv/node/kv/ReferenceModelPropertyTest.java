@@ -1,5 +1,6 @@
 package io.queenkv.node.kv;
 
+import static io.queenkv.node.testing.property.Gen.weighted;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.math.BigDecimal;
@@ -15,13 +16,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.Tuple;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import io.queenkv.node.kv.Outcome.Completed;
 import io.queenkv.node.kv.Outcome.IdempotencyKeyReused;
@@ -31,12 +28,20 @@ import io.queenkv.node.kv.Result.GetPrefixResult;
 import io.queenkv.node.kv.Result.GetResult;
 import io.queenkv.node.kv.Result.ReadRow;
 import io.queenkv.node.kv.Result.WriteResult;
+import io.queenkv.node.testing.property.Gen;
+import io.queenkv.node.testing.property.Plan;
+import io.queenkv.node.testing.property.PropertyRunner;
+import io.queenkv.node.testing.property.Verdict;
 
 /**
  * Random call sequences against the engine and against a plain reference model written from API.md:
- * every answer, and the stored-row counters, must agree.
+ * every answer, and the stored-row counters, must agree. A failure reports the seed and the
+ * minimised steps ({@link PropertyRunner}); {@code -Dqueenkv.property.seed=…} replays one seed,
+ * {@code -Dqueenkv.property.tries=…} runs more than {@link #TRIES}.
  */
 class ReferenceModelPropertyTest {
+    /** Sequences per run; about a second on one core. */
+    static final int TRIES = 1000;
     static final long T0 = Kv.T0;
     static final long SEC = Kv.SEC;
     static final List<String> TENANTS = List.of("tenant-1", "tenant-2");
@@ -67,10 +72,34 @@ class ReferenceModelPropertyTest {
 
     // ================================================================= the property
 
-    @Property(tries = 500)
-    void theEngineAnswersLikeTheReferenceModel(@ForAll("scenarios") List<Step> steps) {
+    @Test
+    void theEngineAnswersLikeTheReferenceModel() {
+        PropertyRunner.assertHolds(TRIES, scenarios(), steps -> runAgainst(new Model(Flaw.NONE), steps));
+    }
+
+    /**
+     * The property can fail: against a model with a planted flaw, a run finds a failing seed and
+     * minimises it to a few steps, and replaying that seed alone finds the same steps. The run seed is
+     * fixed, so this test does not depend on luck.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Flaw.class, names = "NONE", mode = EnumSource.Mode.EXCLUDE)
+    void aFlawInTheModelIsReportedWithItsSeedAndAFewSteps(Flaw flaw) {
+        Verdict<Step> verdict = PropertyRunner.run(Plan.derived(20261201L, TRIES), scenarios(), steps -> runAgainst(new Model(flaw), steps));
+
+        if (!(verdict instanceof Verdict.Failed<Step> failed)) throw new AssertionError("the flaw went unnoticed: " + verdict);
+        assertThat(failed.minimised()).hasSizeBetween(1, 3);
+        assertThat(failed.failure()).isInstanceOf(AssertionError.class);
+        assertThat(failed.report()).contains("seed=" + failed.seed(), "-Dqueenkv.property.seed=" + failed.seed(),
+                "1. " + failed.minimised().get(0));
+        Verdict<Step> replayed = PropertyRunner.run(Plan.replay(failed.seed()), scenarios(), steps -> runAgainst(new Model(flaw), steps));
+        if (!(replayed instanceof Verdict.Failed<Step> again)) throw new AssertionError("replaying seed " + failed.seed() + " passed");
+        assertThat(again.minimised()).isEqualTo(failed.minimised());
+    }
+
+    /** Runs the steps against a fresh engine and {@code model}, comparing every answer. */
+    static void runAgainst(Model model, List<Step> steps) {
         KvEngine engine = new KvEngine(Settings.DEFAULTS);
-        Model model = new Model();
         long clock = T0;
         long index = 0;
         Entry.WriteCall lastCall = null;
@@ -144,76 +173,81 @@ class ReferenceModelPropertyTest {
 
     // ================================================================= generators
 
-    @Provide
-    Arbitrary<List<Step>> scenarios() {
-        Arbitrary<Long> writeDt = Arbitraries.of(0L, 1L, SEC / 2, SEC, SEC, 2 * SEC, 3 * SEC, 6 * SEC, 61 * SEC, 700 * SEC, -3 * SEC);
-        Arbitrary<Long> readDt = Arbitraries.of(-5 * SEC, -1L, 0L, 0L, 1L, 2 * SEC, 10 * SEC, 100 * SEC);
-        Arbitrary<String> tenant = Arbitraries.of(TENANTS);
-        Arbitrary<String> idempotencyKey = Arbitraries.of("idem-1", "idem-2").injectNull(0.6);
+    // A lambda per record draws its fields in a fixed order: that order is what lets a seed replay.
 
-        Arbitrary<Step> write = Combinators.combine(writeDt, tenant, idempotencyKey, anyOp().list().ofMinSize(1).ofMaxSize(4))
-                .as(WriteStep::new);
-        Arbitrary<Step> read = Combinators.combine(readDt, tenant, readOp().list().ofMinSize(1).ofMaxSize(3)).as(ReadStep::new);
-        Arbitrary<Step> sweep = Combinators.combine(writeDt, Arbitraries.of(0, 1, 2, 100)).as(SweepStep::new);
-        Arbitrary<Step> retry = writeDt.map(RetryStep::new);
-        return Arbitraries.frequencyOf(Tuple.of(10, write), Tuple.of(4, read), Tuple.of(1, sweep), Tuple.of(2, retry))
-                .list().ofMaxSize(40);
+    static Gen<List<Step>> scenarios() {
+        Gen<Long> writeDt = Gen.elementOf(0L, 1L, SEC / 2, SEC, SEC, 2 * SEC, 3 * SEC, 6 * SEC, 61 * SEC, 700 * SEC, -3 * SEC);
+        Gen<Long> readDt = Gen.elementOf(-5 * SEC, -1L, 0L, 0L, 1L, 2 * SEC, 10 * SEC, 100 * SEC);
+        Gen<String> tenant = Gen.elementOf(TENANTS);
+        Gen<String> idempotencyKey = Gen.elementOf("idem-1", "idem-2").orNull(0.6);
+        Gen<List<Op>> writeOps = anyOp().list(1, 4);
+        Gen<List<Op>> readOps = readOp().list(1, 3);
+        Gen<Integer> sweepRows = Gen.elementOf(0, 1, 2, 100);
+
+        Gen<Step> write = r -> new WriteStep(writeDt.next(r), tenant.next(r), idempotencyKey.next(r), writeOps.next(r));
+        Gen<Step> read = r -> new ReadStep(readDt.next(r), tenant.next(r), readOps.next(r));
+        Gen<Step> sweep = r -> new SweepStep(writeDt.next(r), sweepRows.next(r));
+        Gen<Step> retry = writeDt.map(RetryStep::new);
+        return Gen.frequency(weighted(10, write), weighted(4, read), weighted(1, sweep), weighted(2, retry)).list(0, 40);
     }
 
-    static Arbitrary<String> ns() {
-        return Arbitraries.of(NAMESPACES);
+    static Gen<String> ns() {
+        return Gen.elementOf(NAMESPACES);
     }
 
-    static Arbitrary<String> key() {
-        return Arbitraries.of(KEYS);
+    static Gen<String> key() {
+        return Gen.elementOf(KEYS);
     }
 
-    static Arbitrary<Boolean> required() {
-        return Arbitraries.of(false, false, true);
+    static Gen<Boolean> required() {
+        return Gen.elementOf(false, false, true);
     }
 
-    static Arbitrary<Expiry> expiry() {
-        return Arbitraries.of(new Expiry.Ttl(1), new Expiry.Ttl(2), new Expiry.Ttl(5), new Expiry.Ttl(60), Expiry.FOREVER,
+    static Gen<Expiry> expiry() {
+        return Gen.elementOf(new Expiry.Ttl(1), new Expiry.Ttl(2), new Expiry.Ttl(5), new Expiry.Ttl(60), Expiry.FOREVER,
                 Expiry.FOREVER);
     }
 
-    static Arbitrary<JsonValue> value() {
-        return Arbitraries.of(VALUES).map(JsonValue::of);
+    static Gen<JsonValue> value() {
+        return Gen.elementOf(VALUES).map(JsonValue::of);
     }
 
-    static Arbitrary<Long> optionalExpect() {
-        return Arbitraries.of(NO_EXPECT, NO_EXPECT, NO_EXPECT, 0L, EXPECT_CURRENT, EXPECT_CURRENT, EXPECT_CURRENT_PLUS_ONE, 3L);
+    static Gen<Long> optionalExpect() {
+        return Gen.elementOf(NO_EXPECT, NO_EXPECT, NO_EXPECT, 0L, EXPECT_CURRENT, EXPECT_CURRENT, EXPECT_CURRENT_PLUS_ONE, 3L);
     }
 
-    static Arbitrary<Long> mandatoryExpect() {
-        return Arbitraries.of(0L, EXPECT_CURRENT, EXPECT_CURRENT, EXPECT_CURRENT_PLUS_ONE, 3L);
+    static Gen<Long> mandatoryExpect() {
+        return Gen.elementOf(0L, EXPECT_CURRENT, EXPECT_CURRENT, EXPECT_CURRENT_PLUS_ONE, 3L);
     }
 
-    static Arbitrary<Op> readOp() {
-        Arbitrary<Op> get = Combinators.combine(ns(), key()).as((n, k) -> new Op.Get(n, k, false));
-        Arbitrary<Op> getMany = Combinators.combine(ns(), key().list().ofMinSize(1).ofMaxSize(4))
-                .as((n, ks) -> new Op.GetMany(n, ks, false));
-        Arbitrary<Op> getPrefix = Combinators.combine(ns(), Arbitraries.of(PREFIXES), key().injectNull(0.5),
-                Arbitraries.of(1, 2, 3, 100), Arbitraries.of(false, true))
-                .as((n, p, after, limit, keysOnly) -> new Op.GetPrefix(n, p, after, limit, keysOnly, false));
-        return Arbitraries.oneOf(get, getMany, getPrefix);
+    static Gen<Op> readOp() {
+        Gen<String> ns = ns(), key = key(), after = key().orNull(0.5), prefix = Gen.elementOf(PREFIXES);
+        Gen<List<String>> keys = key().list(1, 4);
+        Gen<Integer> limit = Gen.elementOf(1, 2, 3, 100);
+        Gen<Boolean> keysOnly = Gen.booleans();
+        Gen<Op> get = r -> new Op.Get(ns.next(r), key.next(r), false);
+        Gen<Op> getMany = r -> new Op.GetMany(ns.next(r), keys.next(r), false);
+        Gen<Op> getPrefix = r -> new Op.GetPrefix(ns.next(r), prefix.next(r), after.next(r), limit.next(r), keysOnly.next(r), false);
+        return Gen.oneOf(get, getMany, getPrefix);
     }
 
-    static Arbitrary<Op> anyOp() {
-        Arbitrary<Op> put = Combinators.combine(ns(), key(), value(), expiry(), optionalExpect(), required())
-                .as((n, k, v, e, x, r) -> new Op.Put(n, k, v, e, x, r));
-        Arbitrary<Op> putIfAbsent = Combinators.combine(ns(), key(), value(), expiry(), required())
-                .as((n, k, v, e, r) -> new Op.PutIfAbsent(n, k, v, e, r));
-        Arbitrary<Op> delete = Combinators.combine(ns(), key(), optionalExpect(), required())
-                .as((n, k, x, r) -> new Op.Delete(n, k, x, r));
-        Arbitrary<BigDecimal> bound = Arbitraries.of("-1", "0", "1", "3", "10").map(BigDecimal::new);
-        Arbitrary<Op> incr = Combinators.combine(ns(), key(), Arbitraries.of(DELTAS).map(BigDecimal::new), bound.injectNull(0.6),
-                bound.injectNull(0.6), expiry(), required())
-                .as((n, k, d, min, max, e, r) -> new Op.Incr(n, k, d, min, max, e, r));
-        Arbitrary<Op> check = Combinators.combine(ns(), key(), mandatoryExpect(), required())
-                .as((n, k, x, r) -> new Op.Check(n, k, x, r));
-        return Arbitraries.frequencyOf(Tuple.of(2, readOp()), Tuple.of(3, put), Tuple.of(2, putIfAbsent), Tuple.of(2, delete),
-                Tuple.of(3, incr), Tuple.of(2, check));
+    static Gen<Op> anyOp() {
+        Gen<String> ns = ns(), key = key();
+        Gen<JsonValue> value = value();
+        Gen<Expiry> expiry = expiry();
+        Gen<Long> optionalExpect = optionalExpect(), mandatoryExpect = mandatoryExpect();
+        Gen<Boolean> required = required();
+        Gen<BigDecimal> delta = Gen.elementOf(DELTAS).map(BigDecimal::new);
+        Gen<BigDecimal> bound = Gen.elementOf("-1", "0", "1", "3", "10").map(BigDecimal::new).orNull(0.6);
+
+        Gen<Op> put = r -> new Op.Put(ns.next(r), key.next(r), value.next(r), expiry.next(r), optionalExpect.next(r), required.next(r));
+        Gen<Op> putIfAbsent = r -> new Op.PutIfAbsent(ns.next(r), key.next(r), value.next(r), expiry.next(r), required.next(r));
+        Gen<Op> delete = r -> new Op.Delete(ns.next(r), key.next(r), optionalExpect.next(r), required.next(r));
+        Gen<Op> incr = r -> new Op.Incr(ns.next(r), key.next(r), delta.next(r), bound.next(r), bound.next(r), expiry.next(r),
+                required.next(r));
+        Gen<Op> check = r -> new Op.Check(ns.next(r), key.next(r), mandatoryExpect.next(r), required.next(r));
+        return Gen.frequency(weighted(2, readOp()), weighted(3, put), weighted(2, putIfAbsent), weighted(2, delete),
+                weighted(3, incr), weighted(2, check));
     }
 
     // ================================================================= the reference model
@@ -223,6 +257,17 @@ class ReferenceModelPropertyTest {
     record MRow(String json, long version, long expiresAt, long updatedAt) {}
 
     record MRecord(String fingerprint, Outcome outcome, long recordedAt) {}
+
+    /** A mistake planted in the model, to show the property catches it; {@code NONE} is the contract. */
+    enum Flaw {
+        NONE,
+        /** A row is still live at the instant it expires. */
+        LIVE_AT_EXPIRY,
+        /** Keys are ordered by UTF-16 code units instead of UTF-8 bytes. */
+        UTF16_KEY_ORDER,
+        /** {@code incr} on a live key gives it the op's lifetime instead of keeping the key's own. */
+        INCR_RENEWS_LIFETIME
+    }
 
     /**
      * The contract in the plainest form: a hash map of rows; a call works on a copy that is kept only
@@ -235,10 +280,17 @@ class ReferenceModelPropertyTest {
         static final Comparator<String> BYTE_ORDER =
                 (a, b) -> Arrays.compareUnsigned(a.getBytes(StandardCharsets.UTF_8), b.getBytes(StandardCharsets.UTF_8));
 
+        final Flaw flaw;
+        final Comparator<String> keyOrder;
         Map<MKey, MRow> rows = new HashMap<>();
         long nextVersion = 1;
         long lastInstant = 0;
         final Map<List<String>, MRecord> idempotency = new HashMap<>();
+
+        Model(Flaw flaw) {
+            this.flaw = flaw;
+            this.keyOrder = flaw == Flaw.UTF16_KEY_ORDER ? Comparator.naturalOrder() : BYTE_ORDER;
+        }
 
         Outcome apply(Entry.WriteCall call) {
             long now = Math.max(call.instant(), lastInstant);
@@ -309,7 +361,9 @@ class ReferenceModelPropertyTest {
 
             MRow live(String ns, String key) {
                 MRow row = work.get(new MKey(tenant, ns, key));
-                return row != null && row.expiresAt() > now ? row : null;
+                if (row == null) return null;
+                boolean live = row.expiresAt() > now || (flaw == Flaw.LIVE_AT_EXPIRY && row.expiresAt() == now);
+                return live ? row : null;
             }
 
             ReadRow readRow(String key, MRow row, boolean withValue) {
@@ -330,7 +384,7 @@ class ReferenceModelPropertyTest {
                     List<String> found = new ArrayList<>();
                     List<String> missing = new ArrayList<>();
                     for (String key : new LinkedHashSet<>(many.keys())) (live(many.ns(), key) != null ? found : missing).add(key);
-                    found.sort(BYTE_ORDER);
+                    found.sort(keyOrder);
                     List<ReadRow> out = new ArrayList<>();
                     boolean truncated = false;
                     for (String key : found) {
@@ -348,11 +402,11 @@ class ReferenceModelPropertyTest {
                     List<String> keys = new ArrayList<>();
                     for (MKey k : work.keySet()) {
                         if (k.tenant().equals(tenant) && k.ns().equals(prefix.ns()) && k.key().startsWith(prefix.prefix())
-                                && (prefix.after() == null || BYTE_ORDER.compare(k.key(), prefix.after()) > 0)
+                                && (prefix.after() == null || keyOrder.compare(k.key(), prefix.after()) > 0)
                                 && live(k.ns(), k.key()) != null)
                             keys.add(k.key());
                     }
-                    keys.sort(BYTE_ORDER);
+                    keys.sort(keyOrder);
                     List<ReadRow> out = new ArrayList<>();
                     boolean truncated = false;
                     for (String key : keys) {
@@ -403,7 +457,8 @@ class ReferenceModelPropertyTest {
                     if ((incr.min() != null && next.compareTo(incr.min()) < 0) || (incr.max() != null && next.compareTo(incr.max()) > 0))
                         return lost(i, w, WriteReason.LIMIT, current);
                     String json = next.signum() == 0 ? "0" : next.stripTrailingZeros().toPlainString();
-                    return write(i, w, json, current != null ? current.expiresAt() : expiresAt(incr.expiry()));
+                    boolean keepsLifetime = current != null && flaw != Flaw.INCR_RENEWS_LIFETIME;
+                    return write(i, w, json, keepsLifetime ? current.expiresAt() : expiresAt(incr.expiry()));
                 }
                 Op.Check check = (Op.Check) op;
                 WriteReason reason = precondition(current, check.expect());
