@@ -173,10 +173,12 @@ class LostDiskTest {
                     if (http.get(cluster.url(member), NS, "k1").ok()) throw new AssertionError("the stranger served one of our keys");
                     return true;
                 });
-        JsonNode leader = leaderStatus();
-        assertThat(leader).isNotNull();
-        assertThat(leader.path("clusterId").asText()).isEqualTo(clusterId);
-        assertThat(roleOf(leader, member)).as("a member answering without our group votes no more").isEqualTo("learner");
+        // A member answering without our group votes no more: it is kept as a learner that never takes the group.
+        await(member + " to be a learner").atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(250)).until(() -> {
+            JsonNode leader = leaderStatus();
+            return leader != null && leader.path("clusterId").asText().equals(clusterId) && roleOf(leader, member).equals("learner");
+        });
+        assertThat(leaderStatus().path("readmitting")).extracting(JsonNode::asText).containsExactly(member);
 
         // The real member comes back with its data: it is promoted again and has everything.
         cluster.stop(member);

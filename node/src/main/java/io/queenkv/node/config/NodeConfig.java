@@ -9,6 +9,7 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 import io.queenkv.node.identity.MemberIdentity;
+import io.queenkv.node.kv.Setting;
 import io.queenkv.node.kv.Settings;
 
 /**
@@ -18,8 +19,6 @@ import io.queenkv.node.kv.Settings;
 public record NodeConfig(String nodeId, String host, String bindAddress, int httpPort, int raftPort, List<Peer> peers,
                          Path dataDir, Settings seedSettings, Path tokensFile, long snapshotEveryEntries,
                          String clusterId, InitialClusterState initialClusterState) {
-    public static final int DEFAULT_HTTP_PORT = 6632;
-    public static final int DEFAULT_RAFT_PORT = 6634;
     private static final Pattern NODE_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,62}");
 
     /** A member of the initial group: {@code id=host:raftPort:httpPort}. */
@@ -65,12 +64,12 @@ public record NodeConfig(String nodeId, String host, String bindAddress, int htt
         if (!NODE_ID.matcher(nodeId).matches()) r.problems.add("QUEEN_KV_NODE_ID must match " + NODE_ID.pattern());
         String host = r.string("QUEEN_KV_HOST", "127.0.0.1");
         String bindAddress = r.string("QUEEN_KV_BIND_ADDRESS", "0.0.0.0");
-        int httpPort = r.port("QUEEN_KV_HTTP_PORT", DEFAULT_HTTP_PORT);
-        int raftPort = r.port("QUEEN_KV_RAFT_PORT", DEFAULT_RAFT_PORT);
+        int httpPort = (int) r.setting(Setting.HTTP_PORT);
+        int raftPort = (int) r.setting(Setting.RAFT_PORT);
         if (httpPort == raftPort && httpPort > 0) r.problems.add("QUEEN_KV_HTTP_PORT and QUEEN_KV_RAFT_PORT must differ");
         Path dataDir = Path.of(r.string("QUEEN_KV_DATA_DIR", "data"));
         String tokens = env.get("QUEEN_KV_TOKENS_FILE");
-        long snapshotEvery = r.number("QUEEN_KV_SNAPSHOT_EVERY", 10_000, 10, 100_000_000);
+        long snapshotEvery = r.setting(Setting.SNAPSHOT_EVERY);
         String clusterId = env.get("QUEEN_KV_CLUSTER_ID") == null || env.get("QUEEN_KV_CLUSTER_ID").isBlank() ? null
                 : env.get("QUEEN_KV_CLUSTER_ID").trim();
         if (clusterId != null && !MemberIdentity.CLUSTER_ID.matcher(clusterId).matches())
@@ -83,14 +82,8 @@ public record NodeConfig(String nodeId, String host, String bindAddress, int htt
             default -> r.problems.add("QUEEN_KV_INITIAL_CLUSTER_STATE=" + state + " is neither new nor existing");
         }
 
-        Settings d = Settings.DEFAULTS;
-        Settings seed = new Settings(
-                (int) r.number("QUEEN_KV_MAX_OPS_PER_CALL", d.maxOpsPerCall(), 1, 1_000_000),
-                (int) r.number("QUEEN_KV_MAX_KEYS_PER_CALL", d.maxKeysPerCall(), 1, Settings.KEYS_PER_CALL_CEILING),
-                (int) r.number("QUEEN_KV_MAX_VALUE_BYTES", d.maxValueBytes(), 1, 256L * 1024 * 1024),
-                r.number("QUEEN_KV_MAX_BODY_BYTES", d.maxBodyBytes(), 1024, Integer.MAX_VALUE - 8),
-                (int) r.number("QUEEN_KV_WRITE_RATE", d.writeRate(), 1, 10_000_000),
-                (int) r.number("QUEEN_KV_READ_RATE", d.readRate(), 1, 10_000_000));
+        Settings seed = Settings.DEFAULTS;
+        for (Setting setting : Setting.live()) seed = seed.with(setting, r.setting(setting));
 
         List<Peer> peers = parsePeers(env.get("QUEEN_KV_PEERS"), r.problems);
         if (peers.isEmpty()) peers = List.of(new Peer(nodeId, host, raftPort, httpPort));
@@ -146,21 +139,21 @@ public record NodeConfig(String nodeId, String host, String bindAddress, int htt
             return v == null || v.isBlank() ? fallback : v.trim();
         }
 
-        long number(String name, long fallback, long min, long max) {
-            String v = env.get(name);
-            if (v == null || v.isBlank()) return fallback;
+        /** A row of the settings table from its variable: its default when unset, else a whole number in range. */
+        long setting(Setting setting) {
+            String v = env.get(setting.env);
+            if (v == null || v.isBlank()) return setting.defaultValue;
             try {
                 long n = Long.parseLong(v.trim());
-                if (n < min || n > max) problems.add(name + "=" + v + " is outside " + min + ".." + max);
+                if (n < setting.min || n > setting.max) {
+                    problems.add(setting.env + "=" + v + " is outside " + setting.min + ".." + setting.max);
+                    return setting.defaultValue;
+                }
                 return n;
             } catch (NumberFormatException e) {
-                problems.add(name + "=" + v + " is not a whole number");
-                return fallback;
+                problems.add(setting.env + "=" + v + " is not a whole number");
+                return setting.defaultValue;
             }
-        }
-
-        int port(String name, int fallback) {
-            return (int) number(name, fallback, 1, 65535);
         }
     }
 }

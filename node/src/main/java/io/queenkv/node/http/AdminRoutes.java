@@ -1,10 +1,10 @@
 package io.queenkv.node.http;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 import org.apache.ratis.protocol.RaftPeer;
 
@@ -17,6 +17,7 @@ import io.queenkv.node.config.NodeConfig;
 import io.queenkv.node.kv.KvEngine;
 import io.queenkv.node.kv.Refusal;
 import io.queenkv.node.kv.Refusal.Reason;
+import io.queenkv.node.kv.Setting;
 import io.queenkv.node.kv.Settings;
 import io.queenkv.node.raft.ClusterAdmin;
 import io.queenkv.node.raft.ReplicatedKv;
@@ -26,9 +27,6 @@ import io.queenkv.node.raft.ReplicatedKv;
  * only (any caller while auth is off).
  */
 final class AdminRoutes {
-    private static final Set<String> SETTING_FIELDS =
-            Set.of("maxOpsPerCall", "maxKeysPerCall", "maxValueBytes", "maxBodyBytes", "writeRate", "readRate");
-
     private final ReplicatedKv kv;
     private final ClusterAdmin admin;
     private final Access access;
@@ -42,17 +40,25 @@ final class AdminRoutes {
     /** {@code PUT /api/v1/admin/settings}: any subset of the settings; the rest stay as they are. */
     void changeSettings(Context ctx) throws IOException {
         JsonNode body = adminBody(ctx);
-        Settings s = kv.local(KvEngine::settings);
-        body.fieldNames().forEachRemaining(f -> {
-            if (!SETTING_FIELDS.contains(f)) throw new Refusal(Reason.KV_BAD_REQUEST, "unknown setting '" + f + "'; known: " + SETTING_FIELDS);
-        });
-        Settings next = new Settings(
-                (int) number(body, "maxOpsPerCall", s.maxOpsPerCall()),
-                (int) number(body, "maxKeysPerCall", s.maxKeysPerCall()),
-                (int) number(body, "maxValueBytes", s.maxValueBytes()),
-                number(body, "maxBodyBytes", s.maxBodyBytes()),
-                (int) number(body, "writeRate", s.writeRate()),
-                (int) number(body, "readRate", s.readRate()));
+        Settings next = kv.local(KvEngine::settings);
+        List<String> problems = new ArrayList<>();
+        for (var it = body.fields(); it.hasNext(); ) {
+            var field = it.next();
+            Setting setting = Setting.byField(field.getKey());
+            if (setting == null || setting.applies != Setting.Applies.LIVE)
+                throw new Refusal(Reason.KV_BAD_REQUEST, "unknown setting '" + field.getKey() + "'; known: "
+                        + Setting.live().stream().map(x -> x.field).toList());
+            JsonNode n = field.getValue();
+            if (!n.canConvertToExactIntegral() || !n.canConvertToLong()) {
+                problems.add("'" + setting.field + "' must be an integer from " + setting.min + " to " + setting.max);
+                continue;
+            }
+            // Checked as the number sent, before it is stored in a narrower type.
+            String problem = setting.problem(n.longValue());
+            if (problem != null) problems.add(problem);
+            else next = next.with(setting, n.longValue());
+        }
+        if (!problems.isEmpty()) throw new Refusal(Reason.KV_BAD_REQUEST, String.join("; ", problems));
         long index = admin.changeSettings(next);
         respond(ctx, Map.of("settings", next, "settingsIndex", index));
     }
@@ -110,14 +116,6 @@ final class AdminRoutes {
         JsonNode body = Json.parseBody(ctx.bodyAsBytes());
         if (!body.isObject()) throw new Refusal(Reason.KV_BAD_BODY, "body must be a JSON object");
         return body;
-    }
-
-    private static long number(JsonNode body, String field, long current) {
-        JsonNode n = body.get(field);
-        if (n == null) return current;
-        if (!n.canConvertToExactIntegral() || !n.canConvertToLong())
-            throw new Refusal(Reason.KV_BAD_REQUEST, "'" + field + "' must be an integer");
-        return n.longValue();
     }
 
     private static String text(JsonNode body, String field) {

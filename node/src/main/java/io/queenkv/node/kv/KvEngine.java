@@ -307,19 +307,32 @@ public final class KvEngine {
             BigDecimal base = BigDecimal.ZERO;
             if (current != null) {
                 var number = current.value().asNumber();
-                if (number.isEmpty()) return lost(i, op, WriteReason.TYPE, current);
+                if (number.isEmpty()) return refusedIncr(i, op, WriteReason.TYPE, current, JsonValue.ofNumber(BigDecimal.ZERO));
                 base = number.get();
             }
             // A sum too long to store is past a bound too; checked before adding, as 1e100000000 + 1 is costly.
-            if (Numbers.sumDigits(base, op.delta()) > settings.maxValueBytes()) return lost(i, op, WriteReason.LIMIT, current);
+            if (Numbers.sumDigits(base, op.delta()) > settings.maxValueBytes()) return refusedIncr(i, op, WriteReason.LIMIT, current, liveNumber(current));
             // Adding to zero would re-scale 1e100000 to 100,001 plain digits, which are slow to strip again.
             BigDecimal next = base.signum() == 0 ? op.delta() : base.add(op.delta());
             if ((op.min() != null && next.compareTo(op.min()) < 0) || (op.max() != null && next.compareTo(op.max()) > 0))
-                return lost(i, op, WriteReason.LIMIT, current);
-            if (JsonValue.ofNumber(next).utf8Length() > settings.maxValueBytes()) return lost(i, op, WriteReason.LIMIT, current);
+                return refusedIncr(i, op, WriteReason.LIMIT, current, liveNumber(current));
+            if (JsonValue.ofNumber(next).utf8Length() > settings.maxValueBytes()) return refusedIncr(i, op, WriteReason.LIMIT, current, liveNumber(current));
             // A live counter keeps its lifetime; a new or expired one takes this op's.
             long expiresAt = current != null ? current.expiresAt() : op.expiry().expiresAt(now);
             return write(i, op, JsonValue.ofNumber(next), expiresAt);
+        }
+
+        /**
+         * A refused incr answers the effective current number (the live number; 0 when the key is
+         * absent, expired or not a number), as Queen's server does, and the key's version (or 0).
+         */
+        private WriteResult refusedIncr(int i, Incr op, WriteReason reason, Row current, JsonValue effective) {
+            return new WriteResult(i, op.name(), false, reason, op.key(), effective, current == null ? 0 : current.version());
+        }
+
+        /** The live number as stored, or 0 for an absent key. */
+        private static JsonValue liveNumber(Row current) {
+            return current == null ? JsonValue.ofNumber(BigDecimal.ZERO) : current.value();
         }
 
         private Result check(int i, Check op) {

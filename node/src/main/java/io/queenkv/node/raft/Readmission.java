@@ -3,13 +3,16 @@ package io.queenkv.node.raft;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.SetConfigurationRequest;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.server.RaftConfiguration;
@@ -32,10 +35,13 @@ import org.slf4j.LoggerFactory;
  *       it marked as a listener there: it never votes and never stands for election.</li>
  *   <li><b>Take it back in as a learner</b> in a second committed change: it receives a snapshot
  *       and the log like a follower.</li>
- *   <li><b>Promote.</b> Once its applied index has reached the leader's commit index (within
- *       {@link #CAUGHT_UP_GAP} entries), it becomes a voter again.</li>
+ *   <li><b>Promote.</b> Once its applied index has reached the commit index the leader had when it
+ *       first saw it learning, and is within {@link #CAUGHT_UP_GAP} entries of the current one, it
+ *       becomes a voter again.</li>
  * </ol>
  *
+ * A member that keeps refusing the group (a node of another cluster on a member's address) stays
+ * a learner; it is taken out and in again at most every {@link #RETRY_READMISSION_NANOS} ns.
  * Steps 1–3 run back to back; a leader that dies between 1 and 3 leaves the member outside the
  * configuration (safe, one member short): add it again with {@code POST /api/v1/admin/members}.
  * With no quorum of intact voters there is no leader, so nothing here runs and the cluster stays
@@ -45,8 +51,15 @@ final class Readmission {
     private static final Logger LOG = LoggerFactory.getLogger(Readmission.class);
     static final long CAUGHT_UP_GAP = 100;
 
+    /** How long a member that did not take the group waits before it is taken out and in again. */
+    static final long RETRY_READMISSION_NANOS = 30_000_000_000L;
+
     private final ReplicatedKv kv;
     private final MemberProbe probe;
+    /** Per learner: the commit index it must reach first (the leader's, when this leader first saw it learning). */
+    private final Map<RaftPeerId, Long> catchUpTarget = new HashMap<>();
+    /** Per member: when it was last taken out and in again, to pace a member that keeps refusing the group. */
+    private final Map<RaftPeerId, Long> lastReadmission = new HashMap<>();
     private String lastFailure = "";
 
     Readmission(ReplicatedKv kv) {
@@ -68,17 +81,28 @@ final class Readmission {
         try {
             for (RaftPeer listener : listeners) {
                 MemberProbe.Holding holding = probe.probe(listener);
+                long commit = leader.getRaftLog().getLastCommittedIndex();
                 if (holding instanceof MemberProbe.Holding.NoGroup) {
-                    readmit(listener, voters, without(listeners, listener));
+                    Long last = lastReadmission.get(listener.getId());
+                    if (last != null && System.nanoTime() - last < RETRY_READMISSION_NANOS) {
+                        // Never acknowledged anything since it was taken back in: giving it the group is enough.
+                        giveGroup(listener, voters, listeners);
+                    } else {
+                        readmit(listener, voters, without(listeners, listener));
+                    }
                     return;
                 }
-                long commit = leader.getRaftLog().getLastCommittedIndex();
-                if (holding instanceof MemberProbe.Holding.Holds h && h.appliedIndex() >= commit - CAUGHT_UP_GAP) {
-                    List<RaftPeer> newVoters = new ArrayList<>(voters);
-                    newVoters.add(withRole(listener, RaftPeerRole.FOLLOWER));
-                    change(voters, listeners, newVoters, without(listeners, listener));
-                    LOG.info("member {} caught up (applied {} of {}): it votes again", listener.getId(), h.appliedIndex(), commit);
-                    return;
+                if (holding instanceof MemberProbe.Holding.Holds h) {
+                    long target = catchUpTarget.computeIfAbsent(listener.getId(), id -> commit);
+                    if (h.appliedIndex() >= target && h.appliedIndex() >= commit - CAUGHT_UP_GAP) {
+                        List<RaftPeer> newVoters = new ArrayList<>(voters);
+                        newVoters.add(withRole(listener, RaftPeerRole.FOLLOWER));
+                        change(voters, listeners, newVoters, without(listeners, listener));
+                        catchUpTarget.remove(listener.getId());
+                        lastReadmission.remove(listener.getId());
+                        LOG.info("member {} caught up (applied {} of {}): it votes again", listener.getId(), h.appliedIndex(), commit);
+                        return;
+                    }
                 }
             }
             for (RaftPeer voter : voters) {
@@ -91,7 +115,7 @@ final class Readmission {
                 }
             }
             lastFailure = "";
-        } catch (RuntimeException e) {
+        } catch (IOException | RuntimeException e) {
             String failure = e.getMessage();
             if (!String.valueOf(failure).equals(lastFailure)) LOG.warn("re-admission step failed, will retry: {}", failure);
             lastFailure = String.valueOf(failure);
@@ -104,6 +128,8 @@ final class Readmission {
      * the intent stays in the configuration for the next round.
      */
     private void readmit(RaftPeer member, List<RaftPeer> voters, List<RaftPeer> listeners) {
+        lastReadmission.put(member.getId(), System.nanoTime());
+        catchUpTarget.remove(member.getId());
         RaftConfiguration now = kv.division().getRaftConf();
         change(sorted(now.getCurrentPeers(RaftPeerRole.FOLLOWER)), sorted(now.getCurrentPeers(RaftPeerRole.LISTENER)), voters, listeners);
         RaftPeer learner = withRole(member, RaftPeerRole.LISTENER);

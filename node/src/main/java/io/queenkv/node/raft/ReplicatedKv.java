@@ -50,6 +50,7 @@ import io.queenkv.node.kv.Outcome;
 import io.queenkv.node.kv.OutcomeCodec;
 import io.queenkv.node.kv.Refusal;
 import io.queenkv.node.kv.Refusal.Reason;
+import io.queenkv.node.kv.Setting;
 
 /**
  * This node's Raft member and its client: writes become one log entry each, reads pass the
@@ -147,8 +148,8 @@ public final class ReplicatedKv implements AutoCloseable {
         RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, config.snapshotEveryEntries());
         RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
         RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
-        // A call may carry 256 values of 64 KiB: entries and appends must fit the body limit.
-        SizeInBytes max = SizeInBytes.valueOf(config.seedSettings().maxBodyBytes() + (1 << 20));
+        // Sized for the largest body any committed setting allows, so no entry is ever too large for Ratis.
+        SizeInBytes max = SizeInBytes.valueOf(Setting.MAX_BODY_BYTES.max + (1 << 20));
         RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(Math.max(max.getSize() * 2, 64L << 20)));
         RaftServerConfigKeys.Log.Appender.setBufferByteLimit(p, max);
         RaftServerConfigKeys.Log.setWriteBufferSize(p, SizeInBytes.valueOf(max.getSize() + 8));

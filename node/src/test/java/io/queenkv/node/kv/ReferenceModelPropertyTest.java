@@ -450,12 +450,12 @@ class ReferenceModelPropertyTest {
                 if (op instanceof Op.Incr incr) {
                     BigDecimal base = BigDecimal.ZERO;
                     if (current != null) {
-                        if (!JSON_NUMBER.matcher(current.json()).matches()) return lost(i, w, WriteReason.TYPE, current);
+                        if (!JSON_NUMBER.matcher(current.json()).matches()) return refusedIncr(i, w, WriteReason.TYPE, current, "0");
                         base = new BigDecimal(current.json());
                     }
                     BigDecimal next = base.add(incr.delta());
                     if ((incr.min() != null && next.compareTo(incr.min()) < 0) || (incr.max() != null && next.compareTo(incr.max()) > 0))
-                        return lost(i, w, WriteReason.LIMIT, current);
+                        return refusedIncr(i, w, WriteReason.LIMIT, current, current == null ? "0" : current.json());
                     String json = next.signum() == 0 ? "0" : next.stripTrailingZeros().toPlainString();
                     boolean keepsLifetime = current != null && flaw != Flaw.INCR_RENEWS_LIFETIME;
                     return write(i, w, json, keepsLifetime ? current.expiresAt() : expiresAt(incr.expiry()));
@@ -474,6 +474,11 @@ class ReferenceModelPropertyTest {
 
             long expiresAt(Expiry expiry) {
                 return expiry instanceof Expiry.Ttl ttl ? now + ttl.seconds() * SEC : FOREVER;
+            }
+
+            /** A refused incr answers the effective number: the live number, or 0 (absent, expired, not a number). */
+            WriteResult refusedIncr(int i, Op.Write op, WriteReason reason, MRow current, String effective) {
+                return new WriteResult(i, op.name(), false, reason, op.key(), JsonValue.of(effective), current == null ? 0 : current.version());
             }
 
             WriteResult lost(int i, Op.Write op, WriteReason reason, MRow current) {
