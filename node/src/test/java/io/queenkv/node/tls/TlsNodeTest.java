@@ -18,6 +18,7 @@ import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
@@ -85,10 +86,14 @@ class TlsNodeTest {
     @Test
     void theRaftPortTakesOnlyClientsWithACertificateOfTheClusterCa() throws Exception {
         start(issue(CLUSTER_CA, "n1"), CLUSTER_CA.certificate());
-        assertThat(groupsSeenBy(tlsClient(issue(CLUSTER_CA, "operator")))).as("a client with a cluster certificate").isTrue();
-        assertThat(groupsSeenBy(new Parameters())).as("a plaintext client").isFalse();
-        assertThat(groupsSeenBy(tlsClient(issue(FOREIGN_CA, "intruder")))).as("a client with a foreign certificate").isFalse();
-        assertThat(groupsSeenBy(tlsClientWithoutCertificate())).as("a TLS client without a certificate").isFalse();
+        assertThat(refusal(tlsClient(issue(CLUSTER_CA, "operator")), "127.0.0.1")).as("a client with a cluster certificate").isEmpty();
+        assertThat(refusal(new Parameters(), "127.0.0.1")).as("a plaintext client").isPresent();
+        assertThat(refusal(tlsClient(issue(FOREIGN_CA, "intruder")), "127.0.0.1")).as("a client with a foreign certificate").isPresent();
+        assertThat(refusal(tlsClientWithoutCertificate(), "127.0.0.1")).as("a TLS client without a certificate")
+                .get().asString().contains("CERTIFICATE_REQUIRED");
+        // The node listens on every address; 127.0.0.2 reaches it, but its certificate does not name that address.
+        assertThat(refusal(tlsClient(issue(CLUSTER_CA, "operator")), "127.0.0.2")).as("a cluster client dialling a name the node's certificate lacks")
+                .get().asString().contains("No subject alternative names matching IP address 127.0.0.2");
     }
 
     @Test
@@ -106,7 +111,7 @@ class TlsNodeTest {
         TestCertificates.writePem(dir.resolve("node.key"), renewed.key());
         await().atMost(Duration.ofSeconds(5)).until(() -> servedSerial().equals(renewed.certificate().getSerialNumber()));
         assertThat(node.post("/api/v1/kv", PUT).statusCode()).isEqualTo(200);
-        assertThat(groupsSeenBy(tlsClient(issue(CLUSTER_CA, "operator")))).isTrue();
+        assertThat(refusal(tlsClient(issue(CLUSTER_CA, "operator")), "127.0.0.1")).isEmpty();
     }
 
     @Test
@@ -187,18 +192,24 @@ class TlsNodeTest {
                 Path.of(env.get("QUEEN_KV_TLS_CA_FILE")));
     }
 
-    /** Whether the node's Raft port answered a group listing to a client with these parameters. */
-    private boolean groupsSeenBy(Parameters parameters) throws IOException {
+    /**
+     * Asks the node's Raft port, dialled at {@code host}, for its groups with a client of these
+     * parameters: empty when it answered, else why not (the messages of the failure's causes).
+     */
+    private Optional<String> refusal(Parameters parameters, String host) {
         RaftProperties properties = new RaftProperties();
         RaftClientConfigKeys.Rpc.setRequestTimeout(properties, TimeDuration.valueOf(3, TimeUnit.SECONDS));
-        String address = "127.0.0.1:" + node.node.replicated().config().raftPort();
+        String address = host + ":" + node.node.replicated().config().raftPort();
         RaftPeer peer = RaftPeer.newBuilder().setId("n1").setAddress(address).setClientAddress(address).setAdminAddress(address).build();
         try (RaftClient client = RaftClient.newBuilder().setProperties(properties).setParameters(parameters)
                 .setRaftGroup(RaftGroup.valueOf(RaftGroupId.valueOf(UUID.randomUUID()), peer))
                 .setRetryPolicy(RetryPolicies.noRetry()).build()) {
-            return !client.getGroupManagementApi(peer.getId()).list().getGroupIds().isEmpty();
+            assertThat(client.getGroupManagementApi(peer.getId()).list().getGroupIds()).isNotEmpty();
+            return Optional.empty();
         } catch (IOException | RuntimeException refused) { // gRPC reports a refused handshake unchecked
-            return false;
+            StringBuilder why = new StringBuilder();
+            for (Throwable c = refused; c != null; c = c.getCause()) why.append(c.getMessage()).append("; ");
+            return Optional.of(why.toString());
         }
     }
 }
