@@ -245,6 +245,7 @@ public final class NodeProcessCluster implements AutoCloseable {
     /** Replaces only a node's CA bundle. */
     public void writeTlsCaBundle(String id, java.security.cert.X509Certificate... caBundle) {
         NodeHandle h = node(id);
+        if (!h.tls) throw new IllegalStateException(id + " runs without TLS");
         TestCertificates.writePem(Path.of(h.env.get("QUEEN_KV_TLS_CA_FILE")), (Object[]) caBundle);
         note(h, "TLS CA bundle replaced (" + caBundle.length + " certificates)");
     }
