@@ -306,10 +306,22 @@ public final class QueenKv implements AutoCloseable {
             return this;
         }
 
-        /** The TLS context for https endpoints (default: the JDK's default trust store). */
+        /**
+         * The TLS context for https endpoints (default: the JDK's default trust store). The node's
+         * certificate is always checked, host name included.
+         */
         public Builder sslContext(SSLContext context) {
             this.sslContext = context;
             return this;
+        }
+
+        /**
+         * Trusts exactly the CA certificates of a PEM file (e.g. the cluster's {@code QUEEN_KV_TLS_CA_FILE})
+         * for https endpoints, instead of the JDK's trust store; the same as {@link #sslContext} with a
+         * context made from the file. Fails at once if the file cannot be read or holds no certificate.
+         */
+        public Builder trustCertificates(java.nio.file.Path pemFile) {
+            return sslContext(TrustedCertificates.sslContext(Objects.requireNonNull(pemFile, "pemFile")));
         }
 
         /** The mapper for values (default: a plain {@code ObjectMapper} with the modules found on the class path). */

@@ -29,6 +29,10 @@ public final class Main {
             System.err.println("queen-kv: refusing to start: " + e.getMessage());
             System.exit(EXIT_DATA_DIR);
             return;
+        } catch (NodeConfig.ConfigException e) { // e.g. a TLS file that cannot be used
+            System.err.println("queen-kv: " + e.getMessage());
+            System.exit(EXIT_CONFIG);
+            return;
         } catch (Exception e) {
             System.err.println("queen-kv: could not start: " + e);
             System.exit(EXIT_START);

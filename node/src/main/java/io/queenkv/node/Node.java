@@ -14,6 +14,7 @@ import io.queenkv.node.identity.MemberIdentity;
 import io.queenkv.node.raft.ClusterAdmin;
 import io.queenkv.node.raft.LeaderDuties;
 import io.queenkv.node.raft.ReplicatedKv;
+import io.queenkv.node.tls.NodeTls;
 
 /** One Queen KV node: the Raft member with its state machine, the leader's timers, the HTTP API. */
 public final class Node implements AutoCloseable {
@@ -29,11 +30,17 @@ public final class Node implements AutoCloseable {
         DataDirStamp.Opened stamp = DataDirStamp.open(config.dataDir(), config.clusterId(), config.nodeId(), config.lone());
         MemberIdentity identity = stamp.identity();
         if (stamp.fresh()) LOG.info("new data dir: member {} of cluster {}, incarnation {}", identity.nodeId(), identity.clusterId(), identity.incarnation());
-        this.kv = new ReplicatedKv(config, identity, Node::wallClockMicros);
+        NodeTls tls = config.tls() == null ? null : NodeTls.load(config.tls());
+        if (config.raftOpenToOtherHosts())
+            LOG.warn("NO TLS: the Raft port {}:{} accepts unauthenticated, unencrypted peers from other hosts; anyone who reaches it "
+                    + "can join the cluster or read its data. Set QUEEN_KV_TLS_CERT_FILE, QUEEN_KV_TLS_KEY_FILE and QUEEN_KV_TLS_CA_FILE, "
+                    + "or bind to loopback.", config.bindAddress(), config.raftPort());
+        this.kv = new ReplicatedKv(config, identity, tls, Node::wallClockMicros);
         this.duties = new LeaderDuties(kv, Node::wallClockMicros, 1_000);
-        this.http = new HttpServer(kv, access, config.bindAddress(), config.httpPort());
-        LOG.info("node {} of cluster {} serving HTTP on :{} and Raft on :{}, data in {}, peers {}", config.nodeId(),
-                identity.clusterId(), http.port(), config.raftPort(), config.dataDir().toAbsolutePath(), config.peers());
+        this.http = new HttpServer(kv, access, config.bindAddress(), config.httpPort(), tls);
+        LOG.info("node {} of cluster {} serving {} on {}:{} and Raft{} on :{}, data in {}, peers {}", config.nodeId(),
+                identity.clusterId(), tls == null ? "HTTP" : "HTTPS", config.bindAddress(), http.port(),
+                tls == null ? "" : " (mutual TLS)", config.raftPort(), config.dataDir().toAbsolutePath(), config.peers());
     }
 
     public int httpPort() {

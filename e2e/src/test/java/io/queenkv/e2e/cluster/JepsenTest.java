@@ -52,7 +52,8 @@ import io.queenkv.e2e.linearizability.LinearizabilityChecker;
  * {@code .keys} (3 registers per generation), {@code .keySeconds} (15), {@code .nodes} (3),
  * {@code .timeoutMs} (per-request timeout, 2500), {@code .faultSeconds} (how long a fault lasts, 3),
  * {@code .partitions} (true: use the partition nemesis where the machine allows it). The Maven
- * profile {@code jepsen-long} sets a 10-minute run.
+ * profile {@code jepsen-long} sets a 10-minute run. {@code -Dqueenkv.e2e.tls=true} runs every method
+ * over mutual TLS and HTTPS; {@link #killsAndPausesOverTls} always does, for 20 s.
  */
 class JepsenTest {
     static final String NS = "jepsen";
@@ -71,6 +72,7 @@ class JepsenTest {
     final ClusterLogsOnFailure logs = new ClusterLogsOnFailure();
     NodeProcessCluster cluster;
     LoopbackPartitioner partitioner;
+    boolean tls = Boolean.getBoolean("queenkv.e2e.tls");
 
     @AfterEach
     void close() {
@@ -86,6 +88,19 @@ class JepsenTest {
         else ClusterChecks.say("jepsen: no partition nemesis in this run (%s)",
                 PARTITIONS ? partitioner.unavailableReason() : "-Dqueenkv.jepsen.partitions=false");
         run(faults, SECONDS);
+    }
+
+    /**
+     * The same run over mutual TLS and HTTPS, shorter (20 s; the whole suite runs with TLS under
+     * {@code -Dqueenkv.e2e.tls=true}).
+     */
+    @Test
+    void killsAndPausesOverTls() {
+        partitioner = new LoopbackPartitioner();
+        tls = true;
+        List<Fault> faults = new ArrayList<>(List.of(Fault.KILL_LEADER, Fault.KILL_FOLLOWER, Fault.PAUSE_LEADER, Fault.PAUSE_FOLLOWER));
+        if (PARTITIONS && partitioner.available()) faults.add(Fault.PARTITION);
+        run(faults, Math.min(SECONDS, 20));
     }
 
     @Test
@@ -121,10 +136,10 @@ class JepsenTest {
 
     private void runUnbounded(List<Fault> faults, int seconds) throws Exception {
         cluster = logs.watch(new NodeProcessCluster(NODES, Map.of(
-                "QUEEN_KV_WRITE_RATE", "100000", "QUEEN_KV_READ_RATE", "100000"))).start();
+                "QUEEN_KV_WRITE_RATE", "100000", "QUEEN_KV_READ_RATE", "100000"), tls)).start();
         List<String> urls = cluster.ids().stream().map(cluster::url).toList();
-        ClusterChecks.say("jepsen: %d s, %d clients, %d nodes, %d keys per %d s generation, timeout %d ms, faults %s",
-                seconds, CLIENTS, NODES, KEYS, KEY_SECONDS, TIMEOUT_MS, faults);
+        ClusterChecks.say("jepsen: %d s, %d clients, %d nodes, %d keys per %d s generation, timeout %d ms, faults %s%s",
+                seconds, CLIENTS, NODES, KEYS, KEY_SECONDS, TIMEOUT_MS, faults, tls ? ", TLS" : "");
 
         running = true;
         startNanos = System.nanoTime();

@@ -30,6 +30,9 @@ public final class KvHttp {
     public static final ObjectMapper JSON = new ObjectMapper();
     private static final JsonNodeFactory F = JsonNodeFactory.instance;
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(5);
+    /** https URLs: the CAs of the harness's TLS clusters, before and after a CA rotation (and nothing else). */
+    private static final javax.net.ssl.SSLContext HARNESS_TRUST =
+            TestCertificates.sslContext(null, TestCertificates.CLUSTER_CA, TestCertificates.NEXT_CLUSTER_CA);
 
     private final HttpClient client;
     private final Duration timeout;
@@ -44,6 +47,7 @@ public final class KvHttp {
         this.client = HttpClient.newBuilder()
                 .version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(Duration.ofSeconds(2))
+                .sslContext(HARNESS_TRUST)
                 .build();
     }
 

@@ -44,7 +44,11 @@ import com.fasterxml.jackson.databind.JsonNode;
  *   <li>{@link #addNode} starts a process that is <em>not</em> in that peer list: it waits with an
  *       empty group to be added through the admin API (the caller does that);</li>
  *   <li>faults: {@link #kill9} (SIGKILL), {@link #stop} (SIGTERM), {@link #pause}/{@link #resume}
- *       (SIGSTOP/SIGCONT), {@link #restart} (same env and data dir).</li>
+ *       (SIGSTOP/SIGCONT), {@link #restart} (same env and data dir);</li>
+ *   <li>TLS (a constructor flag, or {@code -Dqueenkv.e2e.tls=true} for every cluster): each node gets a
+ *       certificate of {@link TestCertificates#CLUSTER_CA} for 127.0.0.1 in {@code <node>/tls/}
+ *       ({@link #writeTlsFiles} replaces it), and {@link NodeHandle#url} is https; {@link KvHttp}
+ *       trusts the harness CAs.</li>
  * </ul>
  *
  * The jar is {@code -Dqueenkv.nodeJar=…} if set (the e2e pom sets it), else
@@ -67,10 +71,12 @@ public final class NodeProcessCluster implements AutoCloseable {
         final Path logFile;
         final Map<String, String> env;
         final boolean original;
+        final boolean tls;
         Process process;
         boolean paused;
 
-        NodeHandle(String id, int httpPort, int raftPort, Path dataDir, Path logFile, Map<String, String> env, boolean original) {
+        NodeHandle(String id, int httpPort, int raftPort, Path dataDir, Path logFile, Map<String, String> env, boolean original, boolean tls) {
+            this.tls = tls;
             this.id = id;
             this.httpPort = httpPort;
             this.raftPort = raftPort;
@@ -85,7 +91,7 @@ public final class NodeProcessCluster implements AutoCloseable {
         public int raftPort() { return raftPort; }
         public Path dataDir() { return dataDir; }
         public Path logFile() { return logFile; }
-        public String url() { return "http://" + HOST + ":" + httpPort; }
+        public String url() { return (tls ? "https://" : "http://") + HOST + ":" + httpPort; }
         public String raftAddress() { return HOST + ":" + raftPort; }
         public String httpAddress() { return HOST + ":" + httpPort; }
         public boolean running() { return process != null && process.isAlive(); }
@@ -99,6 +105,7 @@ public final class NodeProcessCluster implements AutoCloseable {
     private final Path nodeJar;
     private final Path baseDir;
     private final Map<String, String> extraEnv;
+    private final boolean tls;
     private final List<String> jvmArgs;
     private final String peers;
     /** {@code QUEEN_KV_CLUSTER_ID} of every node: a fresh id per harness, as an operator gives each resource its UID. */
@@ -112,11 +119,20 @@ public final class NodeProcessCluster implements AutoCloseable {
         this(size, Map.of());
     }
 
-    /** As {@link #NodeProcessCluster(int)}, with extra {@code QUEEN_KV_*} variables for every node. */
+    /**
+     * As {@link #NodeProcessCluster(int)}, with extra {@code QUEEN_KV_*} variables for every node; TLS
+     * when {@code -Dqueenkv.e2e.tls=true}.
+     */
     public NodeProcessCluster(int size, Map<String, String> extraEnv) {
+        this(size, extraEnv, Boolean.getBoolean("queenkv.e2e.tls"));
+    }
+
+    /** As {@link #NodeProcessCluster(int, Map)}; {@code tls} gives every node the three TLS files. */
+    public NodeProcessCluster(int size, Map<String, String> extraEnv, boolean tls) {
         if (size < 1) throw new IllegalArgumentException("size must be >= 1");
         Path builtJar = locateNodeJar();
         this.extraEnv = Map.copyOf(extraEnv);
+        this.tls = tls;
         String extraJvm = System.getProperty("queenkv.nodeJvmArgs", "").trim();
         this.jvmArgs = extraJvm.isEmpty() ? List.of() : List.of(extraJvm.split("\\s+"));
         try {
@@ -140,7 +156,7 @@ public final class NodeProcessCluster implements AutoCloseable {
         }
         this.peers = String.join(",", peerSpecs);
         for (NodeHandle h : nodes.values()) h.env.put("QUEEN_KV_PEERS", peers);
-        System.out.println("[e2e] cluster of " + size + " in " + baseDir + " (node jar " + builtJar + ")");
+        System.out.println("[e2e] " + (tls ? "TLS " : "") + "cluster of " + size + " in " + baseDir + " (node jar " + builtJar + ")");
     }
 
     // ---- locating the jar -----------------------------------------------------------------------
@@ -200,7 +216,42 @@ public final class NodeProcessCluster implements AutoCloseable {
         env.put("QUEEN_KV_HTTP_PORT", Integer.toString(httpPort));
         env.put("QUEEN_KV_RAFT_PORT", Integer.toString(raftPort));
         env.put("QUEEN_KV_DATA_DIR", dataDir.toString());
-        return new NodeHandle(id, httpPort, raftPort, dataDir, logFile, env, original);
+        if (tls) {
+            Path tlsDir = baseDir.resolve(id).resolve("tls");
+            try {
+                Files.createDirectories(tlsDir);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            TestCertificates.Ca ca = TestCertificates.CLUSTER_CA;
+            env.putAll(TestCertificates.writeNodeFiles(tlsDir, TestCertificates.issue(ca, id), ca.certificate()));
+        }
+        return new NodeHandle(id, httpPort, raftPort, dataDir, logFile, env, original, tls);
+    }
+
+    // ---- TLS --------------------------------------------------------------------------------------
+
+    public boolean tls() {
+        return tls;
+    }
+
+    /**
+     * Replaces a running node's TLS files (each in one atomic move): its certificate and key with
+     * {@code certificate}, its CA bundle with {@code caBundle}. The node picks them up by itself.
+     */
+    public void writeTlsFiles(String id, TestCertificates.Issued certificate, java.security.cert.X509Certificate... caBundle) {
+        NodeHandle h = node(id);
+        if (!h.tls) throw new IllegalStateException(id + " runs without TLS");
+        TestCertificates.writeNodeFiles(Path.of(h.env.get("QUEEN_KV_TLS_CERT_FILE")).getParent(), certificate, caBundle);
+        note(h, "TLS files replaced: certificate serial " + certificate.certificate().getSerialNumber().toString(16));
+    }
+
+    /** Replaces only a node's CA bundle. */
+    public void writeTlsCaBundle(String id, java.security.cert.X509Certificate... caBundle) {
+        NodeHandle h = node(id);
+        if (!h.tls) throw new IllegalStateException(id + " runs without TLS");
+        TestCertificates.writePem(Path.of(h.env.get("QUEEN_KV_TLS_CA_FILE")), (Object[]) caBundle);
+        note(h, "TLS CA bundle replaced (" + caBundle.length + " certificates)");
     }
 
     private int freePort() {

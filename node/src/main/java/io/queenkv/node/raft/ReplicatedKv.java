@@ -15,8 +15,10 @@ import java.util.function.LongSupplier;
 import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
+import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.grpc.GrpcTlsConfig;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
@@ -51,6 +53,7 @@ import io.queenkv.node.kv.OutcomeCodec;
 import io.queenkv.node.kv.Refusal;
 import io.queenkv.node.kv.Refusal.Reason;
 import io.queenkv.node.kv.Setting;
+import io.queenkv.node.tls.NodeTls;
 
 /**
  * This node's Raft member and its client: writes become one log entry each, reads pass the
@@ -68,6 +71,7 @@ public final class ReplicatedKv implements AutoCloseable {
     private final RaftClient client;
     private final RaftPeerId selfId;
     private final Admission admission;
+    private final Parameters rpcParameters;
     /**
      * Runs the client's blocking calls. Blocking calls are unary and unordered, so a slow call never
      * holds up another (the ordered async stream does); callers wait on the future with a deadline.
@@ -82,11 +86,14 @@ public final class ReplicatedKv implements AutoCloseable {
      * Starts this node's Raft server with no group but the one its storage holds: the group is never
      * created here from configuration (a member that lost its disk would otherwise vote with an
      * empty log). {@link Admission} creates it for a new cluster, or the leader re-admits this member.
+     *
+     * @param tls the node's TLS identity, or null when TLS is off (plaintext Raft)
      */
-    public ReplicatedKv(NodeConfig config, MemberIdentity identity, LongSupplier clockMicros) throws IOException {
+    public ReplicatedKv(NodeConfig config, MemberIdentity identity, NodeTls tls, LongSupplier clockMicros) throws IOException {
         this.config = config;
         this.identity = identity;
         this.groupId = RaftGroupId.valueOf(identity.groupUuid());
+        this.rpcParameters = rpcParameters(tls);
         this.selfId = RaftPeerId.valueOf(config.nodeId());
         this.stateMachine = new KvStateMachine(config.seedSettings(), clockMicros);
         this.server = RaftServer.newBuilder()
@@ -94,6 +101,7 @@ public final class ReplicatedKv implements AutoCloseable {
                 .setGroup(RaftGroup.emptyGroup())
                 .setProperties(serverProperties(config))
                 .setStateMachineRegistry(this::stateMachineFor)
+                .setParameters(rpcParameters)
                 .setOption(RaftStorage.StartupOption.RECOVER)
                 .build();
         server.start();
@@ -129,6 +137,7 @@ public final class ReplicatedKv implements AutoCloseable {
     RaftClient newClient(List<RaftPeer> peers, RetryPolicy retry) {
         return RaftClient.newBuilder()
                 .setProperties(clientProperties())
+                .setParameters(rpcParameters)
                 .setRaftGroup(RaftGroup.valueOf(groupId, peers))
                 .setLeaderId(null)
                 .setRetryPolicy(retry)
@@ -155,6 +164,21 @@ public final class ReplicatedKv implements AutoCloseable {
         RaftServerConfigKeys.Log.setWriteBufferSize(p, SizeInBytes.valueOf(max.getSize() + 8));
         GrpcConfigKeys.setMessageSizeMax(p, SizeInBytes.valueOf(max.getSize() * 2));
         return p;
+    }
+
+    /**
+     * With TLS, one mutual-TLS configuration for every gRPC service of Ratis — the server (peer)
+     * service, the client service and the admin service — and for this node's clients of them.
+     */
+    private static Parameters rpcParameters(NodeTls tls) {
+        Parameters p = new Parameters();
+        if (tls != null) GrpcConfigKeys.TLS.setConf(p, new GrpcTlsConfig(tls.keyManager(), tls.trustManager(), true));
+        return p;
+    }
+
+    /** What every Raft client of this node needs besides its properties: the TLS configuration. */
+    Parameters rpcParameters() {
+        return rpcParameters;
     }
 
     private static RaftProperties clientProperties() {
