@@ -12,6 +12,12 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import io.queenkv.node.kv.Refusal;
 import io.queenkv.node.kv.Refusal.Reason;
 
@@ -21,6 +27,10 @@ import io.queenkv.node.kv.Refusal.Reason;
  *
  * <p>Tokens file: one token per line, {@code <sha256-hex-of-token> <tenant> <role>}; blank lines and
  * lines starting with {@code #} are ignored. Roles: {@code read-write}, {@code read-only}, {@code admin}.
+ *
+ * <p>The file is looked at again at most once every {@link #RECHECK_NANOS} ns: when its content
+ * changed (a Secret updated in place, a file replaced), the new tokens take over without a restart.
+ * A changed file that does not parse is refused with a warning, and the tokens in force stay.
  */
 public final class Access {
     public static final String DEFAULT_TENANT = "00000000-0000-0000-0000-000000000001";
@@ -37,19 +47,40 @@ public final class Access {
 
     public record Caller(String tenant, Role role) {}
 
-    private final Map<String, Caller> byDigest;
+    static final long RECHECK_NANOS = 1_000_000_000L;
+    private static final Logger LOG = LoggerFactory.getLogger(Access.class);
 
-    private Access(Map<String, Caller> byDigest) {
-        this.byDigest = byDigest;
+    /** The tokens in force and the file content they came from. */
+    private record Tokens(Map<String, Caller> byDigest, byte[] source) {}
+
+    private final Path file;
+    private final LongSupplier nanoClock;
+    private volatile Tokens tokens;
+    private final AtomicLong lastCheck = new AtomicLong();
+
+    private Access(Path file, Tokens tokens, LongSupplier nanoClock) {
+        this.file = file;
+        this.tokens = tokens;
+        this.nanoClock = nanoClock;
+        this.lastCheck.set(nanoClock.getAsLong());
     }
 
     public static Access open() {
-        return new Access(null);
+        return new Access(null, null, System::nanoTime);
     }
 
     public static Access fromFile(Path file) throws IOException {
+        return fromFile(file, System::nanoTime);
+    }
+
+    static Access fromFile(Path file, LongSupplier nanoClock) throws IOException {
+        byte[] content = Files.readAllBytes(file);
+        return new Access(file, new Tokens(parse(file, content), content), nanoClock);
+    }
+
+    private static Map<String, Caller> parse(Path file, byte[] content) throws IOException {
         Map<String, Caller> map = new HashMap<>();
-        List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+        List<String> lines = new String(content, StandardCharsets.UTF_8).lines().toList();
         for (int n = 0; n < lines.size(); n++) {
             String line = lines.get(n).trim();
             if (line.isEmpty() || line.startsWith("#")) continue;
@@ -61,16 +92,34 @@ public final class Access {
                 throw new IOException(file + " line " + (n + 1) + ": expected '<sha256-hex> <tenant> <read-write|read-only|admin>'");
             }
         }
-        return new Access(Map.copyOf(map));
+        return Map.copyOf(map);
     }
 
     public boolean enabled() {
-        return byDigest != null;
+        return file != null;
+    }
+
+    /** Re-reads the tokens file when it changed, at most once every {@link #RECHECK_NANOS}. */
+    private Tokens current() {
+        long now = nanoClock.getAsLong(), last = lastCheck.get();
+        if (now - last >= RECHECK_NANOS && lastCheck.compareAndSet(last, now)) {
+            try {
+                byte[] content = Files.readAllBytes(file);
+                if (!java.util.Arrays.equals(content, tokens.source())) {
+                    tokens = new Tokens(parse(file, content), content);
+                    LOG.info("tokens file {} changed: {} tokens in force", file, tokens.byDigest().size());
+                }
+            } catch (IOException e) {
+                LOG.warn("tokens file {} changed but cannot be used, keeping the tokens in force: {}", file, e.getMessage());
+            }
+        }
+        return tokens;
     }
 
     /** The caller behind an {@code Authorization} header, or a 401 refusal. */
     public Caller authenticate(String authorization) {
-        if (byDigest == null) return new Caller(DEFAULT_TENANT, Role.ADMIN);
+        if (file == null) return new Caller(DEFAULT_TENANT, Role.ADMIN);
+        Map<String, Caller> byDigest = current().byDigest();
         if (authorization == null || !authorization.regionMatches(true, 0, "Bearer ", 0, 7))
             throw new Refusal(Reason.UNAUTHORIZED, "missing bearer token");
         Caller caller = byDigest.get(sha256(authorization.substring(7).trim()));

@@ -19,7 +19,8 @@ import io.queenkv.node.kv.Settings;
  */
 public record NodeConfig(String nodeId, String host, String bindAddress, int httpPort, int raftPort, List<Peer> peers,
                          Path dataDir, Settings seedSettings, Path tokensFile, long snapshotEveryEntries,
-                         String clusterId, InitialClusterState initialClusterState, TlsFiles tls) {
+                         String clusterId, InitialClusterState initialClusterState, TlsFiles tls,
+                         boolean metricsRequireToken) {
     private static final Pattern NODE_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,62}");
 
     /** A member of the initial group: {@code id=host:raftPort:httpPort}. */
@@ -89,6 +90,9 @@ public record NodeConfig(String nodeId, String host, String bindAddress, int htt
         if (httpPort == raftPort && httpPort > 0) r.problems.add("QUEEN_KV_HTTP_PORT and QUEEN_KV_RAFT_PORT must differ");
         Path dataDir = Path.of(r.string("QUEEN_KV_DATA_DIR", "data"));
         String tokens = env.get("QUEEN_KV_TOKENS_FILE");
+        String metricsToken = r.string("QUEEN_KV_METRICS_REQUIRE_TOKEN", "false");
+        if (!metricsToken.equals("true") && !metricsToken.equals("false"))
+            r.problems.add("QUEEN_KV_METRICS_REQUIRE_TOKEN=" + metricsToken + " is neither true nor false");
         long snapshotEvery = r.setting(Setting.SNAPSHOT_EVERY);
         String clusterId = env.get("QUEEN_KV_CLUSTER_ID") == null || env.get("QUEEN_KV_CLUSTER_ID").isBlank() ? null
                 : env.get("QUEEN_KV_CLUSTER_ID").trim();
@@ -119,7 +123,8 @@ public record NodeConfig(String nodeId, String host, String bindAddress, int htt
         if (!r.problems.isEmpty())
             throw new ConfigException("invalid configuration:\n  - " + String.join("\n  - ", r.problems));
         return new NodeConfig(nodeId, host, bindAddress, httpPort, raftPort, List.copyOf(peers), dataDir, seed,
-                tokens == null || tokens.isBlank() ? null : Path.of(tokens), snapshotEvery, clusterId, initialState, tls);
+                tokens == null || tokens.isBlank() ? null : Path.of(tokens), snapshotEvery, clusterId, initialState, tls,
+                metricsToken.equals("true"));
     }
 
     private static final List<String> TLS_VARIABLES = List.of("QUEEN_KV_TLS_CERT_FILE", "QUEEN_KV_TLS_KEY_FILE", "QUEEN_KV_TLS_CA_FILE");

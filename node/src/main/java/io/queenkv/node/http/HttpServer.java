@@ -43,8 +43,11 @@ public final class HttpServer implements AutoCloseable {
     private final NodeMetrics metrics;
     private final Javalin app;
 
-    /** @param tls the node's TLS identity: the port then serves HTTPS only; null serves plain HTTP */
-    public HttpServer(ReplicatedKv kv, Access access, String bindAddress, int port, NodeTls tls) {
+    /**
+     * @param tls the node's TLS identity: the port then serves HTTPS only; null serves plain HTTP
+     * @param metricsRequireToken whether {@code /metrics} needs a token (of any role) while auth is on
+     */
+    public HttpServer(ReplicatedKv kv, Access access, String bindAddress, int port, NodeTls tls, boolean metricsRequireToken) {
         this.kv = kv;
         this.metrics = new NodeMetrics(kv);
         KvRoutes routes = new KvRoutes(kv, access, new RateLimiter(System::nanoTime));
@@ -71,10 +74,15 @@ public final class HttpServer implements AutoCloseable {
             config.routes.delete(anyKvPath, named(single, routes::single));
             config.routes.get("/healthz", named("/healthz", ctx -> KvRoutes.respond(ctx, 200, "{\"status\":\"ok\"}".getBytes())));
             config.routes.get("/readyz", named("/readyz", this::readyz));
-            config.routes.get("/metrics", named("/metrics",
-                    ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(metrics.scrape())));
-            config.routes.get("/api/v1/cluster", named("/api/v1/cluster",
-                    ctx -> KvRoutes.respond(ctx, 200, Json.MAPPER.writeValueAsBytes(clusterStatus()))));
+            config.routes.get("/metrics", named("/metrics", ctx -> {
+                // Open by default, so Prometheus scrapes without a secret; it carries no tenant data.
+                if (metricsRequireToken) access.authenticate(ctx.header("Authorization"));
+                ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(metrics.scrape());
+            }));
+            config.routes.get("/api/v1/cluster", named("/api/v1/cluster", ctx -> {
+                access.authenticate(ctx.header("Authorization")); // any role; it names members and addresses
+                KvRoutes.respond(ctx, 200, Json.MAPPER.writeValueAsBytes(clusterStatus()));
+            }));
             config.routes.put("/api/v1/admin/settings", named("/api/v1/admin/settings", admin::changeSettings));
             config.routes.post("/api/v1/admin/members", named("/api/v1/admin/members", admin::addMember));
             config.routes.delete("/api/v1/admin/members/{id}", named("/api/v1/admin/members/{id}", admin::removeMember));

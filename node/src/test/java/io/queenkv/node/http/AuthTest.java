@@ -71,10 +71,22 @@ class AuthTest {
         refused(as("nope", "DELETE", "/api/v1/kv/auth/k", null), 401, "unauthorized", "unauthorized");
         // the bearer scheme is case-insensitive; a known token works
         assertThat(node.http("POST", Wire.KV, call, Map.of("Authorization", "bearer " + A_RW)).statusCode()).isEqualTo(200);
-        // operations endpoints stay open
+        // probes and metrics stay open (Prometheus scrapes without a secret)
         assertThat(node.get("/healthz").statusCode()).isEqualTo(200);
         assertThat(node.get("/readyz").statusCode()).isEqualTo(200);
         assertThat(node.get("/metrics").statusCode()).isEqualTo(200);
+        assertThat(node.get("/metrics").body()).doesNotContain("tenant-a").doesNotContain("tenant-b");
+    }
+
+    @Test
+    void theClusterStatusNeedsATokenOfAnyRole() {
+        refused(as(null, "GET", "/api/v1/cluster", null), 401, "unauthorized", "unauthorized");
+        refused(as("nope", "GET", "/api/v1/cluster", null), 401, "unauthorized", "unauthorized");
+        for (String token : List.of(A_RO, A_RW, ADMIN)) {
+            HttpResponse<String> r = as(token, "GET", "/api/v1/cluster", null);
+            assertThat(r.statusCode()).isEqualTo(200);
+            assertThat(r.body()).doesNotContain("tenant-");
+        }
     }
 
     @Test
