@@ -18,6 +18,10 @@ public final class Main {
         Node node;
         try {
             node = new Node(config);
+        } catch (NodeConfig.ConfigException e) { // e.g. a TLS file that cannot be used
+            System.err.println("queen-kv: " + e.getMessage());
+            System.exit(2);
+            return;
         } catch (Exception e) {
             System.err.println("queen-kv: could not start: " + e);
             System.exit(1);

@@ -12,6 +12,7 @@ import io.queenkv.node.http.HttpServer;
 import io.queenkv.node.raft.ClusterAdmin;
 import io.queenkv.node.raft.LeaderDuties;
 import io.queenkv.node.raft.ReplicatedKv;
+import io.queenkv.node.tls.NodeTls;
 
 /** One Queen KV node: the Raft member with its state machine, the leader's timers, the HTTP API. */
 public final class Node implements AutoCloseable {
@@ -24,11 +25,17 @@ public final class Node implements AutoCloseable {
 
     public Node(NodeConfig config) throws IOException {
         Access access = config.tokensFile() == null ? Access.open() : Access.fromFile(config.tokensFile());
-        this.kv = new ReplicatedKv(config, Node::wallClockMicros);
+        NodeTls tls = config.tls() == null ? null : NodeTls.load(config.tls());
+        if (config.raftOpenToOtherHosts())
+            LOG.warn("NO TLS: the Raft port {}:{} accepts unauthenticated, unencrypted peers from other hosts; anyone who reaches it "
+                    + "can join the cluster or read its data. Set QUEEN_KV_TLS_CERT_FILE, QUEEN_KV_TLS_KEY_FILE and QUEEN_KV_TLS_CA_FILE, "
+                    + "or bind to loopback.", config.bindAddress(), config.raftPort());
+        this.kv = new ReplicatedKv(config, tls, Node::wallClockMicros);
         this.duties = new LeaderDuties(kv, Node::wallClockMicros, 1_000);
-        this.http = new HttpServer(kv, access, config.bindAddress(), config.httpPort());
-        LOG.info("node {} serving HTTP on :{} and Raft on :{}, data in {}, peers {}", config.nodeId(), http.port(),
-                config.raftPort(), config.dataDir().toAbsolutePath(), config.peers());
+        this.http = new HttpServer(kv, access, config.bindAddress(), config.httpPort(), tls);
+        LOG.info("node {} serving {} on {}:{} and Raft{} on :{}, data in {}, peers {}", config.nodeId(), tls == null ? "HTTP" : "HTTPS",
+                config.bindAddress(), http.port(), tls == null ? "" : " (mutual TLS)", config.raftPort(),
+                config.dataDir().toAbsolutePath(), config.peers());
     }
 
     public int httpPort() {

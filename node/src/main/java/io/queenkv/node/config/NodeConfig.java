@@ -1,5 +1,6 @@
 package io.queenkv.node.config;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -15,7 +16,7 @@ import io.queenkv.node.kv.Settings;
  * collected and reported at once, so a bad deployment fails at start-up with one clear message.
  */
 public record NodeConfig(String nodeId, String host, String bindAddress, int httpPort, int raftPort, List<Peer> peers,
-                         Path dataDir, Settings seedSettings, Path tokensFile, long snapshotEveryEntries) {
+                         Path dataDir, Settings seedSettings, Path tokensFile, long snapshotEveryEntries, TlsFiles tls) {
     public static final int DEFAULT_HTTP_PORT = 6632;
     public static final int DEFAULT_RAFT_PORT = 6634;
     private static final Pattern NODE_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,62}");
@@ -26,8 +27,25 @@ public record NodeConfig(String nodeId, String host, String bindAddress, int htt
         public String httpAddress() { return host + ":" + httpPort; }
     }
 
+    /**
+     * The PEM files of transport security (README "Transport security"): this node's certificate
+     * chain, its PKCS#8 private key, and the cluster CA bundle. Null in {@link NodeConfig#tls()}
+     * when TLS is off.
+     */
+    public record TlsFiles(Path certificate, Path privateKey, Path ca) {}
+
     public static final class ConfigException extends RuntimeException {
         public ConfigException(String message) { super(message); }
+    }
+
+    /** True when the Raft port takes unauthenticated peers from other hosts: no TLS and a non-loopback bind address. */
+    public boolean raftOpenToOtherHosts() {
+        if (tls != null) return false;
+        try {
+            return !java.net.InetAddress.getByName(bindAddress).isLoopbackAddress();
+        } catch (java.net.UnknownHostException e) {
+            return true;
+        }
     }
 
     /** This node as a peer. */
@@ -41,7 +59,9 @@ public record NodeConfig(String nodeId, String host, String bindAddress, int htt
         String nodeId = r.string("QUEEN_KV_NODE_ID", "n1");
         if (!NODE_ID.matcher(nodeId).matches()) r.problems.add("QUEEN_KV_NODE_ID must match " + NODE_ID.pattern());
         String host = r.string("QUEEN_KV_HOST", "127.0.0.1");
-        String bindAddress = r.string("QUEEN_KV_BIND_ADDRESS", "0.0.0.0");
+        TlsFiles tls = tlsFiles(env, r.problems);
+        // Without TLS anyone who reaches the Raft port is a peer: listen on loopback unless told otherwise.
+        String bindAddress = r.string("QUEEN_KV_BIND_ADDRESS", tls == null ? "127.0.0.1" : "0.0.0.0");
         int httpPort = r.port("QUEEN_KV_HTTP_PORT", DEFAULT_HTTP_PORT);
         int raftPort = r.port("QUEEN_KV_RAFT_PORT", DEFAULT_RAFT_PORT);
         if (httpPort == raftPort && httpPort > 0) r.problems.add("QUEEN_KV_HTTP_PORT and QUEEN_KV_RAFT_PORT must differ");
@@ -72,7 +92,27 @@ public record NodeConfig(String nodeId, String host, String bindAddress, int htt
         if (!r.problems.isEmpty())
             throw new ConfigException("invalid configuration:\n  - " + String.join("\n  - ", r.problems));
         return new NodeConfig(nodeId, host, bindAddress, httpPort, raftPort, List.copyOf(peers), dataDir, seed,
-                tokens == null || tokens.isBlank() ? null : Path.of(tokens), snapshotEvery);
+                tokens == null || tokens.isBlank() ? null : Path.of(tokens), snapshotEvery, tls);
+    }
+
+    private static final List<String> TLS_VARIABLES = List.of("QUEEN_KV_TLS_CERT_FILE", "QUEEN_KV_TLS_KEY_FILE", "QUEEN_KV_TLS_CA_FILE");
+
+    /** All three TLS files or none; each one must be a readable file. */
+    static TlsFiles tlsFiles(Map<String, String> env, List<String> problems) {
+        List<String> set = TLS_VARIABLES.stream().filter(n -> env.get(n) != null && !env.get(n).isBlank()).toList();
+        if (set.isEmpty()) return null;
+        if (set.size() < TLS_VARIABLES.size()) {
+            problems.add("TLS needs all of " + String.join(", ", TLS_VARIABLES) + "; set: " + String.join(", ", set));
+            return null;
+        }
+        List<Path> files = new ArrayList<>();
+        for (String name : TLS_VARIABLES) {
+            Path file = Path.of(env.get(name).trim());
+            if (!Files.isRegularFile(file)) problems.add(name + "=" + file + " is not a file");
+            else if (!Files.isReadable(file)) problems.add(name + "=" + file + " is not readable");
+            files.add(file);
+        }
+        return new TlsFiles(files.get(0), files.get(1), files.get(2));
     }
 
     static List<Peer> parsePeers(String spec, List<String> problems) {

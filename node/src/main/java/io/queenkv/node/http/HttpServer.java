@@ -7,7 +7,15 @@ import java.util.Map;
 
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.server.RaftServer;
+import org.eclipse.jetty.http.HttpVersion;
 import org.eclipse.jetty.http.UriCompliance;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.SecureRequestCustomizer;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.SslConnectionFactory;
+import org.eclipse.jetty.util.ssl.SslContextFactory;
 
 import io.javalin.Javalin;
 import io.javalin.http.Context;
@@ -21,6 +29,7 @@ import io.queenkv.node.kv.Refusal;
 import io.queenkv.node.kv.Refusal.Reason;
 import io.queenkv.node.kv.Settings;
 import io.queenkv.node.raft.ReplicatedKv;
+import io.queenkv.node.tls.NodeTls;
 
 /** The node's HTTP API: KV routes, operations endpoints, and the one error mapper. */
 public final class HttpServer implements AutoCloseable {
@@ -33,7 +42,8 @@ public final class HttpServer implements AutoCloseable {
     private final NodeMetrics metrics;
     private final Javalin app;
 
-    public HttpServer(ReplicatedKv kv, Access access, String bindAddress, int port) {
+    /** @param tls the node's TLS identity: the port then serves HTTPS only; null serves plain HTTP */
+    public HttpServer(ReplicatedKv kv, Access access, String bindAddress, int port, NodeTls tls) {
         this.kv = kv;
         this.metrics = new NodeMetrics(kv);
         KvRoutes routes = new KvRoutes(kv, access, new RateLimiter(System::nanoTime));
@@ -47,6 +57,8 @@ public final class HttpServer implements AutoCloseable {
             config.jetty.modifyHttpConfiguration(http -> http.setUriCompliance(UriCompliance.UNSAFE));
             // Requests Jetty refuses before routing (e.g. a path holding %00) still get a JSON error body.
             config.jetty.modifyServer(server -> server.setErrorHandler(new JsonErrorHandler()));
+            // With a connector of our own Javalin adds no plain one: the port speaks TLS or nothing.
+            if (tls != null) config.jetty.addConnector((server, http) -> httpsConnector(server, http, tls, bindAddress, port));
             config.routes.before(ctx -> ctx.attribute(STARTED_AT, System.nanoTime()));
             config.routes.after(this::recordRequest);
             String single = "/api/v1/kv/{ns}/<key>";
@@ -85,6 +97,26 @@ public final class HttpServer implements AutoCloseable {
 
     public int port() {
         return app.port();
+    }
+
+    /**
+     * HTTPS with the node's certificate, re-read by {@link NodeTls} when it changes on disk. Clients
+     * authenticate with bearer tokens, so no client certificate is asked for.
+     */
+    private static ServerConnector httpsConnector(Server server, HttpConfiguration http, NodeTls tls, String host, int port) {
+        SslContextFactory.Server ssl = new SslContextFactory.Server();
+        ssl.setSslContext(tls.sslContext());
+        HttpConfiguration https = new HttpConfiguration(http);
+        SecureRequestCustomizer secure = new SecureRequestCustomizer();
+        // Clients check that the certificate names the host they asked for; Jetty's own check of the
+        // Host header against the certificate would only refuse requests by an address the cert lacks.
+        secure.setSniHostCheck(false);
+        https.addCustomizer(secure);
+        ServerConnector connector = new ServerConnector(server, new SslConnectionFactory(ssl, HttpVersion.HTTP_1_1.asString()),
+                new HttpConnectionFactory(https));
+        connector.setHost(host);
+        connector.setPort(port);
+        return connector;
     }
 
     /** Tags the request with its route template, for the metrics. */

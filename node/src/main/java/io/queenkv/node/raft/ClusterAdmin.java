@@ -54,6 +54,7 @@ public final class ClusterAdmin {
         next.add(added);
         try (RaftClient direct = RaftClient.newBuilder()
                 .setProperties(ReplicatedKv.clientProperties())
+                .setParameters(kv.rpcParameters())
                 .setRaftGroup(RaftGroup.valueOf(ReplicatedKv.GROUP_ID, added))
                 .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(5, org.apache.ratis.util.TimeDuration.ONE_SECOND))
                 .build()) {

@@ -17,8 +17,10 @@ import java.util.function.LongSupplier;
 import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.client.RaftClientConfigKeys;
+import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.grpc.GrpcTlsConfig;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
@@ -47,6 +49,7 @@ import io.queenkv.node.kv.Outcome;
 import io.queenkv.node.kv.OutcomeCodec;
 import io.queenkv.node.kv.Refusal;
 import io.queenkv.node.kv.Refusal.Reason;
+import io.queenkv.node.tls.NodeTls;
 
 /**
  * This node's Raft member and its client: writes become one log entry each, reads pass the
@@ -63,6 +66,7 @@ public final class ReplicatedKv implements AutoCloseable {
     private final RaftServer server;
     private final RaftClient client;
     private final RaftPeerId selfId;
+    private final Parameters rpcParameters;
     /**
      * Runs the client's blocking calls. Blocking calls are unary and unordered, so a slow call never
      * holds up another (the ordered async stream does); callers wait on the future with a deadline.
@@ -73,8 +77,10 @@ public final class ReplicatedKv implements AutoCloseable {
         return t;
     });
 
-    public ReplicatedKv(NodeConfig config, LongSupplier clockMicros) throws IOException {
+    /** @param tls the node's TLS identity, or null when TLS is off (plaintext Raft) */
+    public ReplicatedKv(NodeConfig config, NodeTls tls, LongSupplier clockMicros) throws IOException {
         this.config = config;
+        this.rpcParameters = rpcParameters(tls);
         this.selfId = RaftPeerId.valueOf(config.nodeId());
         this.stateMachine = new KvStateMachine(config.seedSettings(), clockMicros);
         RaftGroup group = RaftGroup.valueOf(GROUP_ID, toPeers(config.peers()));
@@ -85,6 +91,7 @@ public final class ReplicatedKv implements AutoCloseable {
                 .setGroup(initialMember ? group : RaftGroup.emptyGroup())
                 .setProperties(serverProperties(config))
                 .setStateMachine(stateMachine)
+                .setParameters(rpcParameters)
                 .setOption(RaftStorage.StartupOption.RECOVER)
                 .build();
         server.start();
@@ -93,6 +100,7 @@ public final class ReplicatedKv implements AutoCloseable {
         if (!initialMember) known.addAll(toPeers(List.of(config.self())));
         this.client = RaftClient.newBuilder()
                 .setProperties(clientProperties())
+                .setParameters(rpcParameters)
                 .setRaftGroup(RaftGroup.valueOf(GROUP_ID, known))
                 .setLeaderId(null)
                 .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(16, TimeDuration.valueOf(500, TimeUnit.MILLISECONDS)))
@@ -119,6 +127,21 @@ public final class ReplicatedKv implements AutoCloseable {
         RaftServerConfigKeys.Log.setWriteBufferSize(p, SizeInBytes.valueOf(max.getSize() + 8));
         GrpcConfigKeys.setMessageSizeMax(p, SizeInBytes.valueOf(max.getSize() * 2));
         return p;
+    }
+
+    /**
+     * With TLS, one mutual-TLS configuration for every gRPC service of Ratis — the server (peer)
+     * service, the client service and the admin service — and for this node's clients of them.
+     */
+    private static Parameters rpcParameters(NodeTls tls) {
+        Parameters p = new Parameters();
+        if (tls != null) GrpcConfigKeys.TLS.setConf(p, new GrpcTlsConfig(tls.keyManager(), tls.trustManager(), true));
+        return p;
+    }
+
+    /** What every Raft client of this node needs besides its properties: the TLS configuration. */
+    Parameters rpcParameters() {
+        return rpcParameters;
     }
 
     static RaftProperties clientProperties() {

@@ -1,15 +1,24 @@
 package io.queenkv.node.testing;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
 
 import org.awaitility.Awaitility;
 
@@ -18,16 +27,20 @@ import io.queenkv.node.config.NodeConfig;
 
 /**
  * A real one-node cluster in this JVM: real Ratis on a free port, real HTTP on another, data in a
- * directory of the test's choosing. {@link #http} sends real requests to it.
+ * directory of the test's choosing. {@link #http} sends real requests to it. With the TLS
+ * variables in its environment it is reached over https, trusting the CA file it was given.
  */
 public final class LocalNode implements AutoCloseable {
     public final Node node;
     public final String baseUrl;
-    private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient client;
 
-    private LocalNode(Node node) {
+    private LocalNode(Node node, SSLContext trust) {
         this.node = node;
-        this.baseUrl = "http://127.0.0.1:" + node.httpPort();
+        this.baseUrl = (trust == null ? "http" : "https") + "://127.0.0.1:" + node.httpPort();
+        HttpClient.Builder b = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5));
+        if (trust != null) b.sslContext(trust);
+        this.client = b.build();
     }
 
     /** Starts a node with data in {@code dataDir}, {@code extraEnv} overriding the defaults, and waits until it is ready. */
@@ -37,7 +50,8 @@ public final class LocalNode implements AutoCloseable {
         env.put("QUEEN_KV_RAFT_PORT", Integer.toString(freePort()));
         env.put("QUEEN_KV_DATA_DIR", dataDir.toString());
         env.putAll(extraEnv);
-        LocalNode local = new LocalNode(new Node(NodeConfig.fromEnv(env)));
+        String ca = env.get("QUEEN_KV_TLS_CA_FILE");
+        LocalNode local = new LocalNode(new Node(NodeConfig.fromEnv(env)), ca == null ? null : trusting(Path.of(ca)));
         local.awaitReady();
         return local;
     }
@@ -72,6 +86,25 @@ public final class LocalNode implements AutoCloseable {
             throw new java.io.UncheckedIOException(e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** A TLS context that trusts the certificates of a PEM file (and nothing else). */
+    public static SSLContext trusting(Path pemFile) {
+        try (InputStream in = Files.newInputStream(pemFile)) {
+            KeyStore store = KeyStore.getInstance("PKCS12");
+            store.load(null, null);
+            int i = 0;
+            for (Certificate c : CertificateFactory.getInstance("X.509").generateCertificates(in)) store.setCertificateEntry("ca-" + i++, c);
+            TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+            tmf.init(store);
+            SSLContext context = SSLContext.getInstance("TLS");
+            context.init(null, tmf.getTrustManagers(), null);
+            return context;
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (GeneralSecurityException e) {
             throw new IllegalStateException(e);
         }
     }
