@@ -22,6 +22,7 @@ public final class NodeEnv {
     public static final String POD_NAME = "POD_NAME";
     public static final String POD_NAMESPACE = "POD_NAMESPACE";
     public static final String JAVA_OPTS = "JAVA_OPTS";
+    public static final String BIND_ADDRESS = "QUEEN_KV_BIND_ADDRESS";
     public static final String CLUSTER_ID = "QUEEN_KV_CLUSTER_ID";
     public static final String INITIAL_CLUSTER_STATE = "QUEEN_KV_INITIAL_CLUSTER_STATE";
     public static final String TLS_CERT_FILE = "QUEEN_KV_TLS_CERT_FILE";
@@ -59,7 +60,7 @@ public final class NodeEnv {
     /** Variables the operator owns; a user's {@code spec.env} entry with one of these names is ignored. */
     public static final Set<String> RESERVED = Set.of(POD_NAME, POD_NAMESPACE, JAVA_OPTS,
             "QUEEN_KV_NODE_ID", "QUEEN_KV_HOST", "QUEEN_KV_HTTP_PORT", "QUEEN_KV_RAFT_PORT", "QUEEN_KV_PEERS",
-            "QUEEN_KV_DATA_DIR", "QUEEN_KV_TOKENS_FILE", CLUSTER_ID, INITIAL_CLUSTER_STATE, TLS_CERT_FILE, TLS_KEY_FILE, TLS_CA_FILE,
+            "QUEEN_KV_DATA_DIR", "QUEEN_KV_TOKENS_FILE", BIND_ADDRESS, CLUSTER_ID, INITIAL_CLUSTER_STATE, TLS_CERT_FILE, TLS_KEY_FILE, TLS_CA_FILE,
             "QUEEN_KV_MAX_OPS_PER_CALL", "QUEEN_KV_MAX_KEYS_PER_CALL", "QUEEN_KV_MAX_VALUE_BYTES",
             "QUEEN_KV_MAX_BODY_BYTES", "QUEEN_KV_WRITE_RATE", "QUEEN_KV_READ_RATE");
 
@@ -99,6 +100,8 @@ public final class NodeEnv {
         m.put("QUEEN_KV_RAFT_PORT", String.valueOf(Model.RAFT_PORT));
         m.put("QUEEN_KV_PEERS", Peers.initialPeers(c));
         m.put("QUEEN_KV_DATA_DIR", Model.DATA_DIR);
+        // Every pod address: peers and the Services reach the pod IP (a node without TLS binds 127.0.0.1 by default).
+        m.put(BIND_ADDRESS, "0.0.0.0");
         // The resource's uid: a data dir of another cluster (a reused claim) is refused by the node.
         m.put(CLUSTER_ID, c.getMetadata().getUid());
         if (TlsModel.enabled(spec)) {

@@ -312,7 +312,8 @@ class StatefulSetModelTest {
         QueenKvCluster c = cluster(3);
         c.getSpec().setTls(new TlsSpec(TlsMode.Disabled));
         StatefulSet sts = StatefulSetModel.build(c);
-        assertThat(env(sts)).doesNotContainKeys("QUEEN_KV_TLS_CERT_FILE", "QUEEN_KV_TLS_KEY_FILE", "QUEEN_KV_TLS_CA_FILE");
+        assertThat(env(sts)).doesNotContainKeys("QUEEN_KV_TLS_CERT_FILE", "QUEEN_KV_TLS_KEY_FILE", "QUEEN_KV_TLS_CA_FILE")
+                .as("reachable at the pod IP all the same").containsEntry("QUEEN_KV_BIND_ADDRESS", "0.0.0.0");
         assertThat(pod(sts).getVolumes()).extracting(Volume::getName).doesNotContain("tls");
         assertThat(container(sts).getReadinessProbe().getHttpGet().getScheme()).isEqualTo("HTTP");
     }
