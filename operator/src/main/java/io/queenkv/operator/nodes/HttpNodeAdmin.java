@@ -16,8 +16,6 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.TrustManagerFactory;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.DeserializationFeature;
@@ -34,7 +32,7 @@ import io.queenkv.operator.crd.SecretKeyRef;
 import io.queenkv.operator.model.Model;
 import io.queenkv.operator.model.Peers;
 import io.queenkv.operator.model.TlsModel;
-import io.queenkv.operator.tls.Pem;
+import io.queenkv.operator.tls.ClusterTrust;
 
 /**
  * {@link NodeAdmin} over HTTP with the JDK client. A node is reached at its pod's stable DNS name
@@ -186,7 +184,13 @@ public final class HttpNodeAdmin implements NodeAdmin {
     private HttpClient client(QueenKvCluster c) {
         if (!TlsModel.enabled(Model.spec(c))) return http;
         String ca = caPem(c);
-        return https.computeIfAbsent(ca, pem -> clients.get().sslContext(trusting(pem)).build());
+        return https.computeIfAbsent(ca, pem -> {
+            try {
+                return clients.get().sslContext(ClusterTrust.trusting(pem)).build();
+            } catch (IllegalArgumentException e) {
+                throw new NodeAdminException(Model.name(c) + ": " + TlsModel.CA_CERT_KEY + " of the TLS Secret: " + e.getMessage(), 0, e);
+            }
+        });
     }
 
     /** {@code ca.crt} of the cluster's TLS Secret (read again after {@link #TOKEN_CACHE}, so a new CA is picked up). */
@@ -201,24 +205,6 @@ public final class HttpNodeAdmin implements NodeAdmin {
             throw new NodeAdminException("TLS Secret " + secretName + " (key " + TlsModel.CA_CERT_KEY + ") not found in " + Model.namespace(c), 0);
         caCerts.put(cacheKey, new CachedToken(pem, clock.instant()));
         return pem;
-    }
-
-    /** A TLS context whose only trust anchors are the certificates in {@code caPem}. */
-    static SSLContext trusting(String caPem) {
-        try {
-            java.security.KeyStore store = java.security.KeyStore.getInstance("PKCS12");
-            store.load(null, null);
-            int i = 0;
-            for (java.security.cert.X509Certificate ca : Pem.certificates(caPem)) store.setCertificateEntry("ca-" + i++, ca);
-            if (i == 0) throw new NodeAdminException("no CA certificate in " + TlsModel.CA_CERT_KEY, 0);
-            TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-            tmf.init(store);
-            SSLContext context = SSLContext.getInstance("TLS");
-            context.init(null, tmf.getTrustManagers(), null);
-            return context;
-        } catch (java.security.GeneralSecurityException | IOException e) {
-            throw new NodeAdminException("unusable cluster CA: " + e.getMessage(), 0, e);
-        }
     }
 
     /** The plain admin token from {@code spec.auth.adminTokenSecretRef}, or null when auth is off. */
