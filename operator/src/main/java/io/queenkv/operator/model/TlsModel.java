@@ -111,7 +111,13 @@ public final class TlsModel {
 
     /** A new cluster CA for {@code c}. */
     public static CertificateAuthority newCa(QueenKvCluster c, Instant now, SecureRandom random) {
-        return CertificateAuthority.create("queen-kv " + Model.namespace(c) + "/" + Model.name(c) + " CA", now, CA_VALIDITY, random);
+        return CertificateAuthority.create(commonName(c, " CA"), now, CA_VALIDITY, random);
+    }
+
+    /** {@code queen-kv <ns>/<name><suffix>}, cut to the 64 characters X.509 allows a common name. */
+    static String commonName(QueenKvCluster c, String suffix) {
+        String cn = "queen-kv " + Model.namespace(c) + "/" + Model.name(c) + suffix;
+        return cn.length() <= 64 ? cn : cn.substring(0, 64);
     }
 
     /** {@code <c>-ca}: the CA certificate and key. */
@@ -132,7 +138,7 @@ public final class TlsModel {
 
     /** A node certificate for every member of {@code c}, from {@code ca}. */
     public static IssuedCertificate issueNodeCertificate(QueenKvCluster c, CertificateAuthority ca, Instant now, SecureRandom random) {
-        return ca.issue("queen-kv " + Model.namespace(c) + "/" + Model.name(c) + " node", certificateNames(c), now, NODE_CERT_VALIDITY, random);
+        return ca.issue(commonName(c, " node"), certificateNames(c), now, NODE_CERT_VALIDITY, random);
     }
 
     /** {@code <c>-tls} (type kubernetes.io/tls): what the nodes mount. */
@@ -194,7 +200,7 @@ public final class TlsModel {
         Map<String, Object> spec = new LinkedHashMap<>();
         spec.put("secretName", Names.tlsSecret(Model.name(c)));
         spec.put("secretTemplate", Map.of("labels", Labels.of(Model.name(c))));
-        spec.put("commonName", Names.clientService(Model.name(c)) + "." + Model.namespace(c) + ".svc");
+        // No commonName: the names are in dnsNames, and a CN is limited to 64 characters.
         spec.put("dnsNames", dnsNames(c));
         spec.put("ipAddresses", ipAddresses(c));
         spec.put("duration", hours(NODE_CERT_VALIDITY));

@@ -99,6 +99,13 @@ class TlsModelTest {
     }
 
     @Test
+    void commonNamesFitX509sLimit() {
+        QueenKvCluster longNames = Fixtures.cluster("k".repeat(40), "n".repeat(63), 3);
+        assertThat(TlsModel.commonName(longNames, " node")).hasSize(64);
+        assertThat(TlsModel.commonName(c, " CA")).isEqualTo("queen-kv prod/kv CA");
+    }
+
+    @Test
     @SuppressWarnings("unchecked")
     void theCertManagerCertificateAsksForTheSameNamesAndBothUsages() {
         QueenKvCluster cm = Fixtures.cluster(3);
@@ -109,7 +116,7 @@ class TlsModelTest {
         assertThat(cert.getMetadata().getName()).isEqualTo("kv-tls");
         assertThat(cert.getMetadata().getOwnerReferences()).singleElement().satisfies(r -> assertThat(r.getUid()).isEqualTo(Fixtures.UID));
         Map<String, Object> spec = (Map<String, Object>) cert.getAdditionalProperties().get("spec");
-        assertThat(spec).containsEntry("secretName", "kv-tls");
+        assertThat(spec).containsEntry("secretName", "kv-tls").doesNotContainKey("commonName");
         assertThat((List<String>) spec.get("dnsNames")).containsExactly("*.kv-peers.prod.svc", "*.kv-peers.prod.svc.cluster.local",
                 "kv", "kv.prod", "kv.prod.svc", "kv.prod.svc.cluster.local", "localhost");
         assertThat((List<String>) spec.get("ipAddresses")).containsExactly("127.0.0.1");
