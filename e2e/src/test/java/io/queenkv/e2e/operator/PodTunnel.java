@@ -7,10 +7,14 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.Proxy;
 import java.net.ProxySelector;
+import java.net.SocketAddress;
+import java.net.URI;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.function.BiFunction;
 
 /**
@@ -36,8 +40,20 @@ final class PodTunnel implements AutoCloseable {
         acceptor = daemon("pod-tunnel-accept", this::accept);
     }
 
+    /** This tunnel for https:// calls; plain http:// calls go direct (they are made to reachable addresses). */
     ProxySelector proxy() {
-        return ProxySelector.of(new InetSocketAddress(server.getInetAddress(), server.getLocalPort()));
+        Proxy tunnel = new Proxy(Proxy.Type.HTTP, new InetSocketAddress(server.getInetAddress(), server.getLocalPort()));
+        return new ProxySelector() {
+            @Override
+            public List<Proxy> select(URI uri) {
+                return List.of("https".equalsIgnoreCase(uri.getScheme()) ? tunnel : Proxy.NO_PROXY);
+            }
+
+            @Override
+            public void connectFailed(URI uri, SocketAddress address, IOException e) {
+                // the call itself reports the failure
+            }
+        };
     }
 
     private void accept() {
