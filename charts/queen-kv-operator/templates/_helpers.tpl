@@ -91,11 +91,16 @@ The operator's permissions (least privilege), shared by the ClusterRole and the 
 - apiGroups: [""]
   resources: ["persistentvolumeclaims"]
   verbs: ["get", "list", "watch", "delete"]
-# Get by name only: the admin token of spec.auth.adminTokenSecretRef (no list or watch, so the
-# operator cannot enumerate Secrets).
+# By name only, never list or watch (the operator cannot enumerate Secrets): it reads the admin token
+# of spec.auth.adminTokenSecretRef and ca.crt of the TLS Secret, creates the cluster CA (<name>-ca) and
+# writes the node certificate (<name>-tls) when it issues or renews it. Owner references delete them.
 - apiGroups: [""]
   resources: ["secrets"]
-  verbs: ["get"]
+  verbs: ["get", "create", "update", "patch"]
+# tls.issuerRef: the cert-manager Certificate that writes <name>-tls.
+- apiGroups: ["cert-manager.io"]
+  resources: ["certificates"]
+  verbs: ["get", "create", "update", "patch"]
 # Events about a QueenKvCluster.
 - apiGroups: ["", "events.k8s.io"]
   resources: ["events"]

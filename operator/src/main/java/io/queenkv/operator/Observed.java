@@ -77,6 +77,19 @@ record Observed(Map<Integer, Pod> pods, Map<Integer, ClusterView> views, Map<Int
         return ids;
     }
 
+    /** Members that vote (learners do not count towards the quorum). */
+    List<String> voters() {
+        return members().stream().filter(id -> leaderView.member(id).map(m -> !m.learner()).orElse(false)).toList();
+    }
+
+    /** Ids the leader re-admits after they lost their disk (in the configuration as learners, or not yet back in it). */
+    List<String> readmitting() {
+        if (leaderView == null) return List.of();
+        List<String> ids = new ArrayList<>(leaderView.readmitting());
+        ids.sort(Comparator.comparingInt(Names::ordinalOf));
+        return ids;
+    }
+
     boolean isMember(String id) { return leaderView != null && leaderView.hasMember(id); }
 
     Optional<Pod> pod(int ordinal) { return Optional.ofNullable(pods.get(ordinal)); }

@@ -42,10 +42,12 @@ import io.queenkv.operator.crd.OperationType;
 import io.queenkv.operator.crd.PendingOperation;
 import io.queenkv.operator.crd.QueenKvCluster;
 import io.queenkv.operator.crd.QueenKvClusterStatus;
+import io.queenkv.operator.model.ConfigMapModel;
 import io.queenkv.operator.model.DesiredResources;
 import io.queenkv.operator.model.Labels;
 import io.queenkv.operator.model.Model;
 import io.queenkv.operator.model.Names;
+import io.queenkv.operator.model.NodeEnv;
 import io.queenkv.operator.model.Peers;
 import io.queenkv.operator.model.StatefulSetModel;
 import io.queenkv.operator.nodes.ClusterView;
@@ -58,6 +60,8 @@ import io.queenkv.operator.nodes.NodeAdminException;
  * <ol>
  *   <li><b>bootstrap</b>: record {@code status.bootstrapReplicas} (the fixed initial peer list) before
  *       anything is created;</li>
+ *   <li><b>TLS</b>: the cluster CA and node certificate Secrets, or the cert-manager Certificate
+ *       ({@link TlsMaterial}), before any pod that mounts them;</li>
  *   <li><b>apply</b>: the ConfigMap, both Services, the StatefulSet (sized from status, one ordinal at a
  *       time) and the PodDisruptionBudget;</li>
  *   <li><b>observe</b>: the pods and each node's view of the group through {@link NodeAdmin};</li>
@@ -93,6 +97,7 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
     public static final String REASON_RECONCILED = "Reconciled";
     public static final String REASON_HEALTHY = "AllMembersReady";
     public static final String REASON_MEMBER_NOT_READY = "MemberNotReady";
+    public static final String REASON_MEMBER_READMITTING = "MemberReadmitting";
     public static final String REASON_NO_LEADER = "NoLeader";
     public static final String REASON_WOULD_LOSE_QUORUM = "ScaleDownWouldLoseQuorum";
     public static final String REASON_STUCK = "StepStuck";
@@ -115,6 +120,7 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
     private final Timing timing;
     private final Clock clock;
     private final AtomicLong reconciles = new AtomicLong();
+    private final TlsMaterial tls;
 
     public QueenKvReconciler(NodeAdmin nodes) {
         this(nodes, Timing.production(), Clock.systemUTC());
@@ -124,6 +130,7 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
         this.nodes = nodes;
         this.timing = timing;
         this.clock = clock;
+        this.tls = new TlsMaterial(clock);
     }
 
     /** How many times {@link #reconcile} ran (tests check there is no hot loop). */
@@ -178,6 +185,7 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
         // 2. The owned resources, the StatefulSet at the size the recorded operation calls for.
         boolean ssa = context.getControllerConfiguration().getConfigurationService().ssaBasedCreateUpdateMatchForDependentResources();
         ResourceApplier applier = new ResourceApplier(client, ssa);
+        tls.ensure(view, client, applier);
         DesiredResources desired = DesiredResources.of(view, statefulSetReplicas(s));
         for (HasMetadata r : desired.all()) applier.apply(r);
 
@@ -194,8 +202,15 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
         }
 
         // 5. Status.
+        boolean bootstrapped = s.getBootstrappedAt() != null;
         writeStatus(view, s, o, outcome);
         if (!Objects.equals(json(before), json(s))) saveStatus(c, s, context);
+        if (!bootstrapped && s.getBootstrappedAt() != null) {
+            // Recorded first, then every container started from now on reads QUEEN_KV_INITIAL_CLUSTER_STATE=existing.
+            applier.apply(ConfigMapModel.build(view));
+            LOG.info("{}/{}: bootstrap complete; nodes start with {}=existing from now on", Model.namespace(c), Model.name(c),
+                    NodeEnv.INITIAL_CLUSTER_STATE);
+        }
         UpdateControl<QueenKvCluster> control = UpdateControl.noUpdate();
         if (outcome.busy() || s.getPendingOperation() != null || s.getPhase() == ClusterPhase.Creating
                 || !o.readyMembers().containsAll(o.members()) || o.leaderView() == null)
@@ -277,6 +292,10 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
             LOG.info("{}/{}: settings in force from index {}: {}", Model.namespace(c), Model.name(c), change.settingsIndex(), change.settings());
             return Outcome.advanced(REASON_SETTINGS, "settings committed at index " + change.settingsIndex());
         }
+
+        // A member re-admitted after losing its disk is neither missing (to add) nor extra (to remove): wait for the node.
+        if (!o.readmitting().isEmpty())
+            return Outcome.waiting("waiting for " + String.join(", ", o.readmitting()) + " to be re-admitted (a learner until it has caught up)");
 
         int desired = Model.replicas(Model.spec(c));
         int highest = members.stream().mapToInt(Names::ordinalOf).max().orElse(-1);
@@ -446,15 +465,26 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
         s.setSelector(Labels.selectorString(Model.name(c)));
         s.setLeader(o.leaderId());
 
+        List<String> readmitting = o.readmitting();
         List<MemberStatus> members = new ArrayList<>();
         if (o.leaderView() != null)
             for (String id : o.members()) {
                 ClusterView.Member m = o.leaderView().member(id).orElseThrow();
-                members.add(new MemberStatus(id, m.raftAddress(), m.httpAddress(),
-                        id.equals(o.leaderId()) ? "leader" : m.role() == null ? "follower" : m.role(), o.ready(id)));
+                MemberStatus ms = new MemberStatus(id, m.raftAddress(), m.httpAddress(),
+                        id.equals(o.leaderId()) ? "leader" : m.role() == null ? "follower" : m.role(), o.ready(id));
+                if (readmitting.contains(id)) ms.setReadmitting(true);
+                members.add(ms);
             }
         s.setMembers(members);
         int ready = (int) members.stream().filter(m -> Boolean.TRUE.equals(m.getReady())).count();
+        // Removed and not yet added back as a learner: still shown, so the member never vanishes from status.
+        for (String id : readmitting)
+            if (!o.isMember(id)) {
+                MemberStatus ms = new MemberStatus(id, null, null, null, false);
+                ms.setReadmitting(true);
+                members.add(ms);
+            }
+        members.sort(Comparator.comparingInt(m -> Names.ordinalOf(m.getId())));
         s.setReadyReplicas(ready);
         if (o.leaderView() != null && o.leaderView().settings() != null
                 && (s.getSettingsIndex() == null || o.leaderView().settingsIndex() >= s.getSettingsIndex())) {
@@ -463,13 +493,16 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
         }
 
         boolean creating = creating(s) && !(o.leaderView() != null && ready == members.size() && members.size() >= s.getBootstrapReplicas());
+        if (!creating && s.getBootstrappedAt() == null) s.setBootstrappedAt(now.truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString());
         PendingOperation op = s.getPendingOperation();
 
-        // Available: a quorum of members serves.
-        boolean available = o.leaderView() != null && ready >= Observed.majority(members.size());
+        // Available: a quorum of the voting members serves (a learner does not vote).
+        List<String> voters = o.voters();
+        long readyVoters = voters.stream().filter(o::ready).count();
+        boolean available = o.leaderView() != null && readyVoters >= Observed.majority(voters.size());
         Conditions.set(s.getConditions(), QueenKvClusterStatus.AVAILABLE, available,
                 available ? REASON_QUORUM : creating ? REASON_CREATING : REASON_NO_QUORUM,
-                o.leaderView() == null ? "no leader" : ready + " of " + members.size() + " members ready, leader " + o.leaderId(), gen, now);
+                o.leaderView() == null ? "no leader" : ready + " of " + o.members().size() + " members ready, leader " + o.leaderId(), gen, now);
 
         // Progressing: an operation is recorded, the group is being created, or a step just ran.
         boolean progressing = op != null || creating || outcome.progressReason() != null;
@@ -484,7 +517,7 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
         String degradedReason = null;
         String degradedMessage = null;
         String working = op == null ? null : op.getMember();
-        List<String> lost = o.members().stream().filter(id -> !o.ready(id) && !id.equals(working)).toList();
+        List<String> lost = o.members().stream().filter(id -> !o.ready(id) && !id.equals(working) && !readmitting.contains(id)).toList();
         Instant since = op != null ? Instant.parse(op.getStartedAt()) : creationTime(c);
         if (outcome.degradedReason() != null) {
             degradedReason = outcome.degradedReason();
@@ -496,6 +529,10 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
         } else if (!creating && o.leaderView() == null) {
             degradedReason = REASON_NO_LEADER;
             degradedMessage = "no node reports itself leader; unreachable: " + o.unreachable().keySet().stream().map(Names::nodeId).toList();
+        } else if (!creating && !readmitting.isEmpty()) {
+            degradedReason = REASON_MEMBER_READMITTING;
+            degradedMessage = String.join(", ", readmitting) + " lost its data and is being re-admitted (a learner until it has caught up)"
+                    + (lost.isEmpty() ? "" : "; not ready: " + notReady(o, lost));
         } else if (!creating && !lost.isEmpty()) {
             degradedReason = REASON_MEMBER_NOT_READY;
             degradedMessage = notReady(o, lost);
@@ -510,8 +547,9 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
         else s.setPhase(ClusterPhase.Running);
     }
 
-    /** Creating until the bootstrap members were first all ready; never again after that. */
+    /** Creating until the bootstrap members were first all ready ({@code status.bootstrappedAt}); never again after that. */
     private static boolean creating(QueenKvClusterStatus s) {
+        if (s.getBootstrappedAt() != null) return false;
         return s.getPhase() == null || s.getPhase() == ClusterPhase.Creating
                 || (s.getPhase() == ClusterPhase.Degraded && Conditions.find(s.getConditions(), QueenKvClusterStatus.PROGRESSING)
                         .map(p -> REASON_CREATING.equals(p.getReason())).orElse(false));

@@ -21,7 +21,8 @@ import io.queenkv.operator.nodes.NodeAdminException;
  * the settings and their index. A node started with its id in {@code QUEEN_KV_PEERS} forms the group with
  * those peers; one started outside it waits to be added. The leader is the lowest running member while a
  * majority runs. Knobs: {@link #lag} (applied far behind the commit: not ready), {@link #fail} (its admin
- * API does not answer). Every admin call and process start/stop goes to the shared {@link #events} log.
+ * API does not answer), {@link #loseDisk} / {@link #readdAsLearner} / {@link #promote} (the node's
+ * re-admission of a member that lost its disk). Every admin call and process start/stop goes to the shared {@link #events} log.
  */
 final class FakeNodeAdmin implements NodeAdmin {
     static final long LAGGING_BY = 5000;
@@ -30,6 +31,10 @@ final class FakeNodeAdmin implements NodeAdmin {
     private final Set<Integer> running = new HashSet<>();
     private final Set<Integer> lagging = new HashSet<>();
     private final Set<Integer> failing = new HashSet<>();
+    /** Members that do not vote. */
+    private final Set<String> learners = new HashSet<>();
+    /** Ids being re-admitted after a lost disk (as the leader reports them). */
+    private final List<String> readmitting = new ArrayList<>();
     /** Member id → {raftAddress, httpAddress}, in the order they joined. */
     private final Map<String, String[]> members = new LinkedHashMap<>();
     private String leader;
@@ -75,6 +80,28 @@ final class FakeNodeAdmin implements NodeAdmin {
         if (on) failing.add(ordinal);
         else failing.remove(ordinal);
         elect();
+    }
+
+    /** The node notices that {@code id} lost its disk: it leaves the configuration and is listed as re-admitting. */
+    synchronized void loseDisk(String id) {
+        members.remove(id);
+        commitIndex++;
+        readmitting.add(id);
+        events.add("lost disk " + id);
+    }
+
+    /** The leader adds it back as a learner (not voting, catching up). */
+    synchronized void readdAsLearner(String id, String raftAddress, String httpAddress) {
+        members.put(id, new String[] {raftAddress, httpAddress});
+        learners.add(id);
+        commitIndex++;
+    }
+
+    /** Caught up: a voter again, no longer re-admitting. */
+    synchronized void promote(String id) {
+        learners.remove(id);
+        readmitting.remove(id);
+        commitIndex++;
     }
 
     /** Makes {@code id} the leader (as an election might). */
@@ -123,18 +150,23 @@ final class FakeNodeAdmin implements NodeAdmin {
         reachable(ordinal);
         String id = Names.nodeId(ordinal);
         if (!members.containsKey(id))
-            return new ClusterView(id, "learner", 0, null, List.of(), 0, 0, settings, settingsIndex);
+            return new ClusterView(id, "learner", 0, null, List.of(), 0, 0, settings, settingsIndex, List.of());
         List<ClusterView.Member> list = members.entrySet().stream()
-                .map(e -> new ClusterView.Member(e.getKey(), e.getValue()[0], e.getValue()[1], e.getKey().equals(leader) ? "leader" : "follower"))
+                .map(e -> new ClusterView.Member(e.getKey(), e.getValue()[0], e.getValue()[1], role(e.getKey())))
                 .toList();
-        long applied = lagging.contains(ordinal) ? commitIndex - LAGGING_BY : commitIndex;
-        return new ClusterView(id, id.equals(leader) ? "leader" : "follower", term, leader, list, commitIndex, applied, settings, settingsIndex);
+        long applied = lagging.contains(ordinal) || learners.contains(id) ? commitIndex - LAGGING_BY : commitIndex;
+        return new ClusterView(id, role(id), term, leader, list, commitIndex, applied, settings, settingsIndex,
+                id.equals(leader) ? List.copyOf(readmitting) : List.of());
+    }
+
+    private String role(String id) {
+        return id.equals(leader) ? "leader" : learners.contains(id) ? ClusterView.LEARNER : "follower";
     }
 
     @Override
     public synchronized boolean ready(QueenKvCluster c, int ordinal) {
         return running.contains(ordinal) && !failing.contains(ordinal) && !lagging.contains(ordinal)
-                && members.containsKey(Names.nodeId(ordinal)) && leader != null;
+                && members.containsKey(Names.nodeId(ordinal)) && !learners.contains(Names.nodeId(ordinal)) && leader != null;
     }
 
     @Override

@@ -5,7 +5,10 @@ import static org.awaitility.Awaitility.await;
 
 import java.nio.file.Path;
 import java.time.Clock;
+import java.security.SecureRandom;
+import java.security.cert.X509Certificate;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -20,7 +23,11 @@ import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionBuilder;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -37,7 +44,14 @@ import io.queenkv.operator.crd.QueenKvCluster;
 import io.queenkv.operator.crd.QueenKvClusterSpec;
 import io.queenkv.operator.crd.QueenKvClusterStatus;
 import io.queenkv.operator.model.Model;
+import io.queenkv.operator.model.NodeEnv;
 import io.queenkv.operator.model.PodTemplateHash;
+import io.queenkv.operator.model.TlsModel;
+import io.queenkv.operator.crd.IssuerRef;
+import io.queenkv.operator.crd.TlsSpec;
+import io.queenkv.operator.tls.CertificateAuthority;
+import io.queenkv.operator.tls.IssuedCertificate;
+import io.queenkv.operator.tls.Pem;
 
 /**
  * The real operator (JOSDK with {@link QueenKvReconciler}) against Fabric8's mock API server in CRUD mode,
@@ -348,6 +362,134 @@ class QueenKvReconcilerTest {
         assertThat(reconciler.reconcileCount()).isEqualTo(reconciles);
     }
 
+
+    @Test
+    void theOperatorKeepsAClusterCaAndIssuesTheNodeCertificateOnce() {
+        create(3);
+        awaitRunning(3);
+        Secret caSecret = client.secrets().inNamespace(NS).withName("kv-ca").get();
+        Secret nodeSecret = client.secrets().inNamespace(NS).withName("kv-tls").get();
+        assertThat(caSecret).isNotNull();
+        assertThat(nodeSecret).isNotNull();
+        CertificateAuthority ca = TlsModel.ca(caSecret).orElseThrow();
+        X509Certificate cert = Pem.certificates(TlsModel.text(nodeSecret, TlsModel.CERT_KEY)).get(0);
+        assertThat(ca.signed(cert)).isTrue();
+        assertThat(TlsModel.text(nodeSecret, TlsModel.CA_CERT_KEY)).isEqualTo(ca.certificatePem());
+        assertThat(TlsModel.subjectAlternativeNames(cert)).contains("*.kv-peers.prod.svc", "kv.prod.svc");
+        String uid = get().getMetadata().getUid();
+        for (Secret s : List.of(caSecret, nodeSecret))
+            assertThat(s.getMetadata().getOwnerReferences()).anyMatch(r -> uid.equals(r.getUid()) && Boolean.TRUE.equals(r.getController()));
+        // The pods mount the node Secret, never the CA's.
+        var volumes = client.apps().statefulSets().inNamespace(NS).withName(NAME).get().getSpec().getTemplate().getSpec().getVolumes();
+        assertThat(volumes).filteredOn(v -> v.getSecret() != null).extracting(v -> v.getSecret().getSecretName()).containsExactly("kv-tls");
+
+        // Created once: later reconciles (a settings change) write neither Secret again.
+        edit(c -> c.getSpec().setSettings(new KvSettings().writeRate(77)));
+        await().atMost(Duration.ofSeconds(20)).until(() -> get().getStatus().getSettings() != null
+                && Integer.valueOf(77).equals(get().getStatus().getSettings().getWriteRate()));
+        assertThat(client.secrets().inNamespace(NS).withName("kv-ca").get().getMetadata().getResourceVersion())
+                .isEqualTo(caSecret.getMetadata().getResourceVersion());
+        assertThat(client.secrets().inNamespace(NS).withName("kv-tls").get().getMetadata().getResourceVersion())
+                .isEqualTo(nodeSecret.getMetadata().getResourceVersion());
+    }
+
+    @Test
+    void aNodeCertificateNearItsExpiryIsRenewedFromTheSameCa() {
+        create(3);
+        awaitRunning(3);
+        Secret caSecret = client.secrets().inNamespace(NS).withName("kv-ca").get();
+        CertificateAuthority ca = TlsModel.ca(caSecret).orElseThrow();
+        // A certificate with 65 of its 365 days left: less than a third.
+        Instant now = Instant.now();
+        IssuedCertificate old = ca.issue("old", TlsModel.certificateNames(get()), now.minus(Duration.ofDays(300)), Duration.ofDays(365),
+                new SecureRandom());
+        client.resource(TlsModel.nodeSecret(get(), ca, old)).update();
+
+        edit(c -> c.getSpec().setSettings(new KvSettings().writeRate(78))); // a reconcile
+        X509Certificate renewed = await().atMost(Duration.ofSeconds(20)).until(() -> Pem.certificates(
+                        TlsModel.text(client.secrets().inNamespace(NS).withName("kv-tls").get(), TlsModel.CERT_KEY)).get(0),
+                cert -> !cert.equals(old.certificate()));
+        assertThat(ca.signed(renewed)).isTrue();
+        assertThat(renewed.getNotAfter().toInstant()).isAfter(old.certificate().getNotAfter().toInstant());
+        assertThat(client.secrets().inNamespace(NS).withName("kv-ca").get().getMetadata().getResourceVersion())
+                .as("the CA stays").isEqualTo(caSecret.getMetadata().getResourceVersion());
+    }
+
+    @Test
+    void withAnIssuerCertManagerIsAskedForTheCertificate() {
+        client.apiextensions().v1().customResourceDefinitions().resource(certificateCrd()).create();
+        create(3, spec -> spec.setTls(new TlsSpec(new IssuerRef("cluster-ca", IssuerRef.Kind.ClusterIssuer))));
+        awaitRunning(3);
+        GenericKubernetesResource cert = client.genericKubernetesResources("cert-manager.io/v1", "Certificate").inNamespace(NS)
+                .withName("kv-tls").get();
+        assertThat(cert).isNotNull();
+        assertThat(cert.getMetadata().getOwnerReferences()).anyMatch(r -> r.getUid().equals(get().getMetadata().getUid()));
+        assertThat(cert.<String>get("spec", "secretName")).isEqualTo("kv-tls");
+        assertThat(cert.<List<String>>get("spec", "dnsNames")).contains("*.kv-peers.prod.svc", "*.kv-peers.prod.svc.cluster.local", "kv.prod.svc");
+        assertThat(cert.<List<String>>get("spec", "usages")).contains("server auth", "client auth");
+        assertThat(cert.<String>get("spec", "privateKey", "encoding")).isEqualTo("PKCS8");
+        assertThat(cert.<String>get("spec", "issuerRef", "name")).isEqualTo("cluster-ca");
+        assertThat(cert.<String>get("spec", "issuerRef", "kind")).isEqualTo("ClusterIssuer");
+        assertThat(client.secrets().inNamespace(NS).withName("kv-ca").get()).as("no CA of the operator's").isNull();
+        var volumes = client.apps().statefulSets().inNamespace(NS).withName(NAME).get().getSpec().getTemplate().getSpec().getVolumes();
+        assertThat(volumes).filteredOn(v -> v.getSecret() != null).extracting(v -> v.getSecret().getSecretName()).containsExactly("kv-tls");
+    }
+
+    @Test
+    void theClusterIsNewUntilItsBootstrapIsRecordedThenExistingWithoutARoll() throws Exception {
+        create(3);
+        QueenKvCluster c = awaitRunning(3);
+        assertThat(statuses).filteredOn(st -> st.getPhase() == ClusterPhase.Creating).isNotEmpty()
+                .allMatch(st -> st.getBootstrappedAt() == null);
+        String at = c.getStatus().getBootstrappedAt();
+        assertThat(at).isNotNull();
+        await().atMost(Duration.ofSeconds(10)).until(() -> client.configMaps().inNamespace(NS).withName("kv-config").get().getData()
+                .get(NodeEnv.INITIAL_CLUSTER_STATE).equals("existing"));
+        var env = client.apps().statefulSets().inNamespace(NS).withName(NAME).get().getSpec().getTemplate().getSpec().getContainers().get(0).getEnv();
+        assertThat(env).filteredOn(e -> e.getName().equals(NodeEnv.INITIAL_CLUSTER_STATE)).singleElement()
+                .satisfies(e -> assertThat(e.getValueFrom().getConfigMapKeyRef().getName()).isEqualTo("kv-config"));
+        assertThat(env).filteredOn(e -> e.getName().equals(NodeEnv.CLUSTER_ID)).singleElement()
+                .satisfies(e -> assertThat(e.getValue()).isEqualTo(c.getMetadata().getUid()));
+        assertThat(events).noneMatch(e -> e.startsWith("pod gone"));
+
+        // Later reconciles (a scale-up) keep the timestamp and the state.
+        edit(k -> k.getSpec().setReplicas(5));
+        awaitRunning(5);
+        assertThat(get().getStatus().getBootstrappedAt()).isEqualTo(at);
+        assertThat(client.configMaps().inNamespace(NS).withName("kv-config").get().getData()).containsEntry(NodeEnv.INITIAL_CLUSTER_STATE, "existing");
+    }
+
+    @Test
+    void aMemberReadmittedAfterALostDiskIsShownAndLeftToTheNode() {
+        create(3);
+        awaitRunning(3);
+
+        // Removed from the configuration: not a missing member to add back, not a reason to scale.
+        nodes.loseDisk("n2");
+        QueenKvClusterStatus s = await().atMost(Duration.ofSeconds(20)).until(() -> get().getStatus(),
+                st -> conditionIs(st, QueenKvClusterStatus.DEGRADED, "True", QueenKvReconciler.REASON_MEMBER_READMITTING));
+        assertThat(condition(s, QueenKvClusterStatus.DEGRADED).getMessage()).contains("n2");
+        assertThat(s.getPhase()).isEqualTo(ClusterPhase.Degraded);
+        assertThat(s.getMembers()).extracting(MemberStatus::getId).containsExactly("n0", "n1", "n2");
+        assertThat(s.getMembers().get(2).getReadmitting()).isTrue();
+
+        // Back as a learner: shown with its role; the two voters are the quorum.
+        var n2 = io.queenkv.operator.model.Peers.node(get(), 2);
+        nodes.readdAsLearner("n2", n2.raftAddress(), n2.httpAddress());
+        s = await().atMost(Duration.ofSeconds(20)).until(() -> get().getStatus(), st -> st.getMembers().stream()
+                .anyMatch(m -> m.getId().equals("n2") && "learner".equals(m.getRole()) && Boolean.TRUE.equals(m.getReadmitting())));
+        assertCondition(s, QueenKvClusterStatus.AVAILABLE, "True", QueenKvReconciler.REASON_QUORUM);
+        assertCondition(s, QueenKvClusterStatus.DEGRADED, "True", QueenKvReconciler.REASON_MEMBER_READMITTING);
+
+        nodes.promote("n2");
+        s = awaitRunning(3).getStatus();
+        assertThat(s.getMembers()).allMatch(m -> m.getReadmitting() == null && !"learner".equals(m.getRole()));
+        assertThat(calls("addMember")).isEmpty();
+        assertThat(calls("removeMember")).isEmpty();
+        assertThat(statuses).allMatch(st -> st.getPendingOperation() == null);
+        assertThat(events).noneMatch(e -> e.startsWith("pod gone"));
+    }
+
     // ---------------------------------------------------------------------------------------------
 
     static Path crd() {
@@ -355,13 +497,30 @@ class QueenKvReconcilerTest {
     }
 
     private QueenKvCluster create(int replicas) {
+        return create(replicas, spec -> {});
+    }
+
+    private QueenKvCluster create(int replicas, java.util.function.Consumer<QueenKvClusterSpec> customize) {
         QueenKvCluster c = new QueenKvCluster();
         c.setMetadata(new ObjectMetaBuilder().withName(NAME).withNamespace(NS).build());
         QueenKvClusterSpec spec = new QueenKvClusterSpec();
         spec.setReplicas(replicas);
         spec.setImage(Fixtures.IMAGE);
+        customize.accept(spec);
         c.setSpec(spec);
         return client.resources(QueenKvCluster.class).inNamespace(NS).resource(c).create();
+    }
+
+    /** cert-manager's Certificate kind, as far as the mock API server needs it (no schema). */
+    private static CustomResourceDefinition certificateCrd() {
+        return new CustomResourceDefinitionBuilder()
+                .withNewMetadata().withName("certificates.cert-manager.io").endMetadata()
+                .withNewSpec().withGroup("cert-manager.io").withScope("Namespaced")
+                .withNewNames().withKind("Certificate").withPlural("certificates").withSingular("certificate").endNames()
+                .addNewVersion().withName("v1").withServed(true).withStorage(true)
+                .withNewSchema().withNewOpenAPIV3Schema().withType("object").withXKubernetesPreserveUnknownFields(true).endOpenAPIV3Schema().endSchema()
+                .endVersion()
+                .endSpec().build();
     }
 
     private QueenKvCluster get() {

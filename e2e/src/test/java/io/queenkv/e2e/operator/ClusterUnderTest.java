@@ -1,5 +1,6 @@
 package io.queenkv.e2e.operator;
 
+import java.net.InetSocketAddress;
 import java.net.URI;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -29,8 +30,25 @@ interface ClusterUnderTest extends AutoCloseable {
     /** {@code spec.image} of the clusters the scenarios create. */
     String nodeImage();
 
-    /** {@code http://host:port} at which this JVM reaches {@code port} of pod {@code pod}. */
-    URI podUri(String pod, int port);
+    /**
+     * Whether the scenarios' clusters run with TLS (the default, mode Operator); {@code -Dqueenkv.e2e.tls=false}
+     * runs them in plaintext (mode Disabled).
+     */
+    static boolean tls() {
+        return !"false".equalsIgnoreCase(System.getProperty("queenkv.e2e.tls", "true"));
+    }
+
+    /** Where this JVM connects to reach {@code port} of pod {@code pod} (a pod address, a port-forward). */
+    InetSocketAddress podSocket(String pod, int port);
+
+    /** {@code http://host:port} at which this JVM reaches {@code port} of pod {@code pod} without TLS. */
+    default URI podUri(String pod, int port) {
+        InetSocketAddress a = podSocket(pod, port);
+        return URI.create("http://" + a.getHostString() + ":" + a.getPort());
+    }
+
+    /** The CONNECT proxy through which this JVM calls the pods by their DNS names (with TLS). */
+    PodTunnel tunnel();
 
     /**
      * Crashes the node process of {@code pod} the way an OOM kill or a crash would; the kubelet

@@ -1,5 +1,7 @@
 package io.queenkv.e2e.operator;
 
+import java.net.URI;
+import java.net.http.HttpClient;
 import java.time.Clock;
 import java.time.Duration;
 
@@ -11,7 +13,7 @@ import io.queenkv.operator.nodes.HttpNodeAdmin;
 /**
  * The real operator ({@link QueenKvReconciler} with {@link HttpNodeAdmin}) run in the test JVM against
  * {@code client}, watching one namespace: exactly what {@code OperatorMain} registers, except for the
- * {@link HttpNodeAdmin.AddressResolver} (the pods' DNS names do not resolve here) and shorter poll
+ * way to the nodes (the pods' DNS names do not resolve here: a {@link PodTunnel}, or plain addresses) and shorter poll
  * intervals. Against the mock API server (no apply) server-side apply is off, as in the operator's own
  * mock-server tests.
  */
@@ -22,8 +24,15 @@ final class InProcessOperator implements AutoCloseable {
 
     private final Operator operator;
 
-    InProcessOperator(KubernetesClient client, String namespace, HttpNodeAdmin.AddressResolver resolver, boolean serverSideApply) {
-        QueenKvReconciler reconciler = new QueenKvReconciler(new HttpNodeAdmin(client, resolver), TIMING, Clock.systemUTC());
+    /**
+     * @param plaintext where to call a node without TLS; with TLS it is called at its pod's DNS name, as in
+     *                  production, through {@code tunnel} (so the host name check is the real one)
+     */
+    InProcessOperator(KubernetesClient client, String namespace, HttpNodeAdmin.AddressResolver plaintext, PodTunnel tunnel,
+                      boolean serverSideApply) {
+        HttpNodeAdmin admin = new HttpNodeAdmin(client, node -> node.tls() ? URI.create(node.httpUrl()) : plaintext.baseUri(node),
+                () -> HttpClient.newBuilder().proxy(tunnel.proxy()), Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(60));
+        QueenKvReconciler reconciler = new QueenKvReconciler(admin, TIMING, Clock.systemUTC());
         operator = new Operator(o -> {
             o.withKubernetesClient(client).withCloseClientOnStop(false);
             if (!serverSideApply)

@@ -47,7 +47,8 @@ final class KvLoad implements AutoCloseable {
     record Acked(long value, long version) {}
 
     private final Supplier<List<String>> endpoints;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).version(HttpClient.Version.HTTP_1_1).build();
+    /** How the SDK clients reach the pods (plain, or HTTPS trusting the cluster CA through the pod tunnel). */
+    private final HttpClient http;
     private final AtomicReference<Client> current = new AtomicReference<>();
     private final Map<String, Acked> acked = new ConcurrentHashMap<>();
     private final Map<String, Acked> lastRead = new ConcurrentHashMap<>();
@@ -64,7 +65,8 @@ final class KvLoad implements AutoCloseable {
 
     private record Client(List<String> endpoints, QueenKv kv) {}
 
-    KvLoad(Supplier<List<String>> endpoints) {
+    KvLoad(Supplier<List<String>> endpoints, HttpClient http) {
+        this.http = http;
         this.endpoints = endpoints;
     }
 

@@ -2,6 +2,7 @@ package io.queenkv.e2e.operator;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -39,6 +40,7 @@ final class LocalCluster implements ClusterUnderTest {
     private final KubernetesClient client;
     private final LocalKubelet kubelet;
     private final InProcessOperator operator;
+    private final PodTunnel tunnel;
     private final Path baseDir;
 
     LocalCluster() {
@@ -57,8 +59,9 @@ final class LocalCluster implements ClusterUnderTest {
         client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build()).create();
         client.apiextensions().v1().customResourceDefinitions().load(crd().toFile()).create();
         kubelet = new LocalKubelet(client, NAMESPACE, jar, baseDir);
+        tunnel = new PodTunnel((host, port) -> new InetSocketAddress(kubelet.address(host), port));
         operator = new InProcessOperator(client, NAMESPACE,
-                node -> URI.create("http://" + kubelet.address(node.host()) + ":" + io.queenkv.operator.model.Model.HTTP_PORT), false);
+                node -> URI.create("http://" + kubelet.address(node.host()) + ":" + io.queenkv.operator.model.Model.HTTP_PORT), tunnel, false);
         System.out.println("[operator-e2e] local cluster in " + baseDir);
     }
 
@@ -79,9 +82,12 @@ final class LocalCluster implements ClusterUnderTest {
     public String nodeImage() { return "queen-kv-node:local"; }
 
     @Override
-    public URI podUri(String pod, int port) {
-        return URI.create("http://" + kubelet.address(pod) + ":" + port);
+    public InetSocketAddress podSocket(String pod, int port) {
+        return new InetSocketAddress(kubelet.address(pod), port);
     }
+
+    @Override
+    public PodTunnel tunnel() { return tunnel; }
 
     @Override
     public void crash(String pod) {
@@ -114,6 +120,7 @@ final class LocalCluster implements ClusterUnderTest {
         try {
             operator.close();
         } finally {
+            tunnel.close();
             kubelet.close();
             client.close();
             server.destroy();

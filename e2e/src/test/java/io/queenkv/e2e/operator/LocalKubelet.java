@@ -48,6 +48,7 @@ import io.fabric8.kubernetes.api.model.PodStatus;
 import io.fabric8.kubernetes.api.model.PodStatusBuilder;
 import io.fabric8.kubernetes.api.model.Probe;
 import io.fabric8.kubernetes.api.model.Secret;
+import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSetStatus;
@@ -69,14 +70,16 @@ import io.queenkv.operator.crd.QueenKvCluster;
  *   <li>runs each pod's container as a local process: the template's command and args through
  *       {@code sh -c} ({@value #IMAGE_JAR} replaced by the built jar), its env (the downward API
  *       {@code metadata.name/namespace} and config map / secret keys resolved), volume mount paths
- *       mapped to local dirs (a claim's dir lives as long as the claim), plus
+ *       mapped to local dirs (a claim's dir lives as long as the claim; a Secret volume's keys, or its
+ *       {@code items}, written as files when the container starts, which waits for the Secret), plus
  *       {@code QUEEN_KV_BIND_ADDRESS=<pod IP>} and, appended to {@code JAVA_OPTS}, a heap cap,
  *       {@code java.io.tmpdir} and {@code -Djdk.net.hosts.file}; a process that exits on its own is
  *       restarted (restartCount + 1), as a kubelet restarts a container;</li>
  *   <li>gives every pod its own loopback address ({@code 127.x.y.z}: Linux routes all of 127/8 to lo),
  *       so the template's container ports stay as they are, and a hosts file mapping the pods' DNS
  *       names ({@code <pod>.<serviceName>.<ns>.svc}) to those addresses;</li>
- *   <li>sets each pod's Ready condition from its readiness probe (HTTP GET on the pod address) and keeps
+ *   <li>sets each pod's Ready condition from its readiness probe (HTTP or HTTPS GET on the pod address; HTTPS
+ *       trusts the cluster CA, {@code ca.crt} of the pod's Secret volume) and keeps
  *       the StatefulSet's status (replicas, ready/current/updated, revisions) true;</li>
  *   <li>deletes what an owner reference says is owned by something gone (the mock has no garbage
  *       collector), stops the processes of deleted pods and deletes the data dir of a deleted claim.</li>
@@ -99,13 +102,17 @@ final class LocalKubelet implements AutoCloseable {
         final Path dir;
         /** The container's pre-stop exec command (empty: none). */
         final List<String> preStop;
+        /** Trusts the cluster CA of the pod's TLS Secret, for HTTPS probes (null: none mounted). */
+        final javax.net.ssl.SSLContext probeTls;
         volatile Process process;
         volatile boolean stopping;
         volatile int restarts;
         volatile boolean ready;
 
-        PodProcess(String pod, String uid, String ip, List<String> command, Map<String, String> env, Path dir, List<String> preStop) {
+        PodProcess(String pod, String uid, String ip, List<String> command, Map<String, String> env, Path dir, List<String> preStop,
+                   javax.net.ssl.SSLContext probeTls) {
             this.preStop = preStop;
+            this.probeTls = probeTls;
             this.pod = pod;
             this.uid = uid;
             this.ip = ip;
@@ -352,17 +359,31 @@ final class LocalKubelet implements AutoCloseable {
         Container c = pod.getSpec().getContainers().get(0);
         String ip = address(name);
         Path dir = baseDir.resolve("pods").resolve(name + "-" + pod.getMetadata().getUid().substring(0, 8));
-        // Volumes: a claim template's volume lives in the claim's dir; anything else (emptyDir) in the pod's dir.
+        // Volumes: a claim template's volume lives in the claim's dir; anything else (emptyDir, Secret) in the pod's dir.
         Map<String, Path> mounts = new LinkedHashMap<>();
+        Map<Path, Map<String, String>> secretFiles = new LinkedHashMap<>();
         for (VolumeMount m : c.getVolumeMounts()) {
-            boolean claim = pod.getSpec().getVolumes().stream().noneMatch(v -> v.getName().equals(m.getName()));
-            Path local = claim ? claimDir(m.getName() + "-" + name) : dir.resolve("volumes").resolve(m.getName());
-            if (claim) claimDirs.put(m.getName() + "-" + name, local);
+            Volume volume = pod.getSpec().getVolumes().stream().filter(v -> v.getName().equals(m.getName())).findFirst().orElse(null);
+            Path local = volume == null ? claimDir(m.getName() + "-" + name) : dir.resolve("volumes").resolve(m.getName());
+            if (volume == null) claimDirs.put(m.getName() + "-" + name, local);
+            if (volume != null && volume.getSecret() != null) {
+                Map<String, String> files = secretFiles(volume.getSecret());
+                if (files == null) return null; // as a kubelet: the container waits for its Secret
+                secretFiles.put(local, files);
+            }
             mounts.put(m.getMountPath(), local);
         }
         Path tmp = mounts.getOrDefault("/tmp", dir.resolve("tmp"));
+        javax.net.ssl.SSLContext probeTls = null;
         try {
             for (Path p : mounts.values()) Files.createDirectories(p);
+            for (Map.Entry<Path, Map<String, String>> e : secretFiles.entrySet())
+                for (Map.Entry<String, String> f : e.getValue().entrySet()) {
+                    Path file = e.getKey().resolve(f.getKey());
+                    Files.createDirectories(file.getParent());
+                    Files.writeString(file, f.getValue(), StandardCharsets.UTF_8);
+                    if (f.getKey().equals("ca.crt")) probeTls = io.queenkv.operator.tls.ClusterTrust.trusting(f.getValue());
+                }
             Files.createDirectories(tmp);
             Files.createDirectories(logFile(name).getParent());
         } catch (IOException e) {
@@ -383,7 +404,7 @@ final class LocalKubelet implements AutoCloseable {
 
         List<String> preStop = c.getLifecycle() != null && c.getLifecycle().getPreStop() != null && c.getLifecycle().getPreStop().getExec() != null
                 ? List.copyOf(c.getLifecycle().getPreStop().getExec().getCommand()) : List.of();
-        PodProcess p = new PodProcess(name, pod.getMetadata().getUid(), ip, command, env, dir, preStop);
+        PodProcess p = new PodProcess(name, pod.getMetadata().getUid(), ip, command, env, dir, preStop, probeTls);
         processes.put(name, p);
         launch(p);
         return p;
@@ -477,6 +498,23 @@ final class LocalKubelet implements AutoCloseable {
         throw new IllegalArgumentException("unsupported env source for " + e.getName());
     }
 
+    /** The files of a Secret volume (its {@code items}, or every key), or null while the Secret does not exist. */
+    private Map<String, String> secretFiles(io.fabric8.kubernetes.api.model.SecretVolumeSource source) {
+        Secret s = client.secrets().inNamespace(namespace).withName(source.getSecretName()).get();
+        if (s == null) return null;
+        Map<String, String> data = new LinkedHashMap<>();
+        if (s.getData() != null)
+            s.getData().forEach((k, v) -> data.put(k, new String(Base64.getDecoder().decode(v), StandardCharsets.UTF_8)));
+        if (s.getStringData() != null) data.putAll(s.getStringData());
+        Map<String, String> files = new LinkedHashMap<>();
+        if (source.getItems() == null || source.getItems().isEmpty()) return data;
+        for (var item : source.getItems()) {
+            if (!data.containsKey(item.getKey())) return null; // a missing key fails the mount
+            files.put(item.getPath(), data.get(item.getKey()));
+        }
+        return files;
+    }
+
     /** An env value that is a mount path, or under one, points at the local dir instead. */
     private static String mapPaths(String value, Map<String, Path> mounts) {
         for (Map.Entry<String, Path> m : mounts.entrySet()) {
@@ -491,6 +529,7 @@ final class LocalKubelet implements AutoCloseable {
         Probe probe = c.getReadinessProbe();
         if (probe == null || probe.getHttpGet() == null) return true;
         int port = port(c, probe.getHttpGet().getPort());
+        if ("HTTPS".equals(probe.getHttpGet().getScheme())) return httpsProbe(p, port, probe.getHttpGet().getPath());
         try {
             HttpResponse<Void> r = http.send(HttpRequest.newBuilder(URI.create("http://" + p.ip + ":" + port + probe.getHttpGet().getPath()))
                     .timeout(Duration.ofSeconds(1)).GET().build(), HttpResponse.BodyHandlers.discarding());
@@ -499,6 +538,29 @@ final class LocalKubelet implements AutoCloseable {
             return false;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /**
+     * An HTTPS probe at the pod's address: the chain must lead to the pod's cluster CA; the name is not
+     * checked, as a kubelet probing a pod IP does not check it either.
+     */
+    private static boolean httpsProbe(PodProcess p, int port, String path) {
+        if (p.probeTls == null) return false;
+        try {
+            var connection = (javax.net.ssl.HttpsURLConnection) URI.create("https://" + p.ip + ":" + port + path).toURL().openConnection();
+            connection.setSSLSocketFactory(p.probeTls.getSocketFactory());
+            connection.setHostnameVerifier((host, session) -> true);
+            connection.setConnectTimeout(500);
+            connection.setReadTimeout(1000);
+            try {
+                int status = connection.getResponseCode();
+                return status >= 200 && status < 400;
+            } finally {
+                connection.disconnect();
+            }
+        } catch (IOException e) {
             return false;
         }
     }
@@ -600,6 +662,7 @@ final class LocalKubelet implements AutoCloseable {
         all.addAll(client.configMaps().inNamespace(namespace).list().getItems());
         all.addAll(client.policy().v1().podDisruptionBudget().inNamespace(namespace).list().getItems());
         all.addAll(client.persistentVolumeClaims().inNamespace(namespace).list().getItems());
+        all.addAll(client.secrets().inNamespace(namespace).list().getItems());
         Map<String, Boolean> exists = new LinkedHashMap<>();
         for (HasMetadata o : all) {
             List<OwnerReference> owners = o.getMetadata().getOwnerReferences();

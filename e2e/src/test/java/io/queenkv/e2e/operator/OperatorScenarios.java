@@ -55,7 +55,12 @@ import io.queenkv.operator.crd.QueenKvCluster;
 import io.queenkv.operator.crd.QueenKvClusterSpec;
 import io.queenkv.operator.crd.QueenKvClusterStatus;
 import io.queenkv.operator.model.Labels;
+import io.queenkv.operator.crd.TlsMode;
+import io.queenkv.operator.crd.TlsSpec;
 import io.queenkv.operator.model.Model;
+import io.queenkv.operator.model.Names;
+import io.queenkv.operator.model.TlsModel;
+import io.queenkv.operator.tls.ClusterTrust;
 
 /**
  * The whole system: the real operator, its real StatefulSet, real node processes. Written once against
@@ -74,7 +79,10 @@ abstract class OperatorScenarios {
     static final Duration STEP_TIMEOUT = Duration.ofMinutes(3);
 
     private final ObjectMapper json = new ObjectMapper();
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).version(HttpClient.Version.HTTP_1_1).build();
+    /** TLS on (the default) or off for the clusters the scenarios create (see {@link ClusterUnderTest#tls()}). */
+    final boolean tls = ClusterUnderTest.tls();
+    /** How this JVM calls the pods; with TLS built once the cluster CA exists (see {@link #podHttp()}). */
+    private volatile HttpClient http;
 
     ClusterUnderTest cluster;
     KubernetesClient client;
@@ -158,15 +166,28 @@ abstract class OperatorScenarios {
             assertThat(client.apps().statefulSets().inNamespace(ns).withName(NAME).get().getSpec().getReplicas()).isEqualTo(3);
             assertThat(readyPods()).containsExactly("kv-0", "kv-1", "kv-2");
 
-            load = new KvLoad(this::serviceEndpoints).start();
+            if (tls) {
+                // HTTPS only, with the operator's CA: the nodes' certificate names the pod we call.
+                assertThat(client.secrets().inNamespace(ns).withName(NAME + "-ca").get()).isNotNull();
+                assertThat(url("kv-0")).startsWith("https://kv-0." + NAME + "-peers." + ns + ".svc:");
+                assertThat(nodeView("kv-0").path("members").size()).isEqualTo(3);
+            }
+            // Bootstrapped: from now on every node starts with existing (and the resource's uid as cluster id).
+            assertThat(s.getBootstrappedAt()).isNotNull();
+            await("the ConfigMap to say existing").atMost(t(Duration.ofSeconds(10))).until(() -> "existing".equals(
+                    client.configMaps().inNamespace(ns).withName(NAME + "-config").get().getData().get("QUEEN_KV_INITIAL_CLUSTER_STATE")));
+            assertThat(client.configMaps().inNamespace(ns).withName(NAME + "-config").get().getData())
+                    .containsEntry("QUEEN_KV_CLUSTER_ID", c.getMetadata().getUid());
+
+            load = new KvLoad(this::serviceEndpoints, podHttp()).start();
 
             // KV works through any pod: write through each, read every write through each.
             for (String pod : List.of("kv-0", "kv-1", "kv-2"))
-                try (QueenKv kv = QueenKv.connect(url(pod))) {
+                try (QueenKv kv = kv(pod)) {
                     assertThat(kv.put("e2e-any", "via-" + pod, pod, Lifetime.forever()).applied()).isTrue();
                 }
             for (String pod : List.of("kv-0", "kv-1", "kv-2"))
-                try (QueenKv kv = QueenKv.connect(url(pod))) {
+                try (QueenKv kv = kv(pod)) {
                     for (String writer : List.of("kv-0", "kv-1", "kv-2"))
                         assertThat(kv.get("e2e-any", "via-" + writer).value().asText()).as("read of %s's write through %s", writer, pod)
                                 .isEqualTo(writer);
@@ -237,7 +258,7 @@ abstract class OperatorScenarios {
                 }
             });
             for (String pod : pods())
-                try (QueenKv kv = QueenKv.connect(url(pod))) {
+                try (QueenKv kv = kv(pod)) {
                     assertThatThrownBy(() -> kv.put("e2e-limit", pod, "x".repeat(SMALL_LIMIT + 100), Lifetime.forever()))
                             .as("a value over the new limit through %s", pod)
                             .isInstanceOfSatisfying(QueenKvRefusedException.class, e -> assertThat(e.reason()).isEqualTo("kv_value_too_large"));
@@ -310,7 +331,7 @@ abstract class OperatorScenarios {
             assertThat(restarts(after)).isEqualTo(restartsBefore + 1);
             assertThat(c.getStatus().getMembers()).allMatch(m -> Boolean.TRUE.equals(m.getReady()));
             // caught up: it serves a linearizable read of the latest acknowledged write
-            try (QueenKv kv = QueenKv.connect(url(victim))) {
+            try (QueenKv kv = kv(victim)) {
                 assertThat(kv.put("e2e-after-crash", "k", 1, Lifetime.forever()).applied()).isTrue();
                 assertThat(kv.get("e2e-after-crash", "k").found()).isTrue();
             }
@@ -333,6 +354,8 @@ abstract class OperatorScenarios {
                 assertThat(client.services().inNamespace(ns).withName(NAME).get()).isNull();
                 assertThat(client.services().inNamespace(ns).withName(NAME + "-peers").get()).isNull();
                 assertThat(client.configMaps().inNamespace(ns).withName(NAME + "-config").get()).isNull();
+                assertThat(client.secrets().inNamespace(ns).withName(NAME + "-tls").get()).isNull();
+                assertThat(client.secrets().inNamespace(ns).withName(NAME + "-ca").get()).isNull();
                 assertThat(client.policy().v1().podDisruptionBudget().inNamespace(ns).withName(NAME).get()).isNull();
                 assertThat(pods()).isEmpty();
             });
@@ -352,6 +375,7 @@ abstract class OperatorScenarios {
         QueenKvClusterSpec spec = new QueenKvClusterSpec();
         spec.setReplicas(replicas);
         spec.setImage(cluster.nodeImage());
+        if (!tls) spec.setTls(new TlsSpec(TlsMode.Disabled));
         c.setSpec(spec);
         return c;
     }
@@ -489,13 +513,34 @@ abstract class OperatorScenarios {
                 .filter(OperatorScenarios::ready).map(p -> p.getMetadata().getName()).sorted().map(this::url).toList();
     }
 
+    /** With TLS the pod's DNS name (as clients in the cluster call it; {@link PodTunnel} carries the bytes), else where it is reached. */
     String url(String pod) {
+        if (tls) return "https://" + Names.podHost(NAME, ns, LocalKubelet.ordinal(NAME, pod)) + ":" + Model.HTTP_PORT;
         return cluster.podUri(pod, Model.HTTP_PORT).toString();
+    }
+
+    /** An SDK client of one pod, trusting the cluster CA with TLS. */
+    QueenKv kv(String pod) {
+        return QueenKv.builder().endpoints(url(pod)).httpClient(podHttp()).build();
+    }
+
+    /** The HTTP client of every call this JVM makes to a pod: with TLS through the tunnel, trusting only {@code ca.crt} of {@code kv-tls}. */
+    HttpClient podHttp() {
+        HttpClient h = http;
+        if (h != null) return h;
+        HttpClient.Builder b = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).version(HttpClient.Version.HTTP_1_1);
+        if (tls) {
+            io.fabric8.kubernetes.api.model.Secret secret = await("the TLS Secret " + NAME + "-tls").atMost(t(Duration.ofSeconds(60)))
+                    .until(() -> client.secrets().inNamespace(ns).withName(NAME + "-tls").get(), java.util.Objects::nonNull);
+            b.proxy(cluster.tunnel().proxy()).sslContext(ClusterTrust.trusting(TlsModel.text(secret, TlsModel.CA_CERT_KEY)));
+        }
+        http = h = b.build();
+        return h;
     }
 
     /** {@code GET /api/v1/cluster} of one node. */
     JsonNode nodeView(String pod) throws Exception {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url(pod) + "/api/v1/cluster")).timeout(Duration.ofSeconds(5))
+        HttpResponse<String> r = podHttp().send(HttpRequest.newBuilder(URI.create(url(pod) + "/api/v1/cluster")).timeout(Duration.ofSeconds(5))
                 .GET().build(), HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).as("GET /api/v1/cluster on %s: %s", pod, r.body()).isEqualTo(200);
         return json.readTree(r.body());

@@ -1,6 +1,6 @@
 package io.queenkv.e2e.operator;
 
-import java.net.URI;
+import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -30,6 +30,7 @@ final class RealCluster implements ClusterUnderTest {
     private final String namespace;
     private final String nodeImage;
     private final InProcessOperator operator;
+    private final PodTunnel tunnel;
     private final AutoCloseable onClose;
     /** Pod name → its port-forward (per pod uid and port). */
     private final Map<String, Forward> forwards = new ConcurrentHashMap<>();
@@ -53,8 +54,9 @@ final class RealCluster implements ClusterUnderTest {
             client.close();
             throw e;
         }
+        this.tunnel = new PodTunnel((host, port) -> podSocket(host.split("\\.", 2)[0], port));
         this.operator = new InProcessOperator(client, namespace,
-                node -> podUri(node.host().split("\\.", 2)[0], Model.HTTP_PORT), true);
+                node -> podUri(node.host().split("\\.", 2)[0], Model.HTTP_PORT), tunnel, true);
         System.out.println("[operator-e2e] " + description + ", namespace " + namespace + ", node image " + nodeImage);
     }
 
@@ -88,7 +90,10 @@ final class RealCluster implements ClusterUnderTest {
 
     /** A port-forward to the pod, opened on first use and again when the pod was replaced or the forward broke. */
     @Override
-    public URI podUri(String pod, int port) {
+    public PodTunnel tunnel() { return tunnel; }
+
+    @Override
+    public InetSocketAddress podSocket(String pod, int port) {
         String key = pod + ":" + port;
         Pod p = client.pods().inNamespace(namespace).withName(pod).get();
         if (p == null) throw new IllegalStateException("no pod " + pod + " in " + namespace);
@@ -98,7 +103,7 @@ final class RealCluster implements ClusterUnderTest {
             if (old != null) close(old.forward());
             return new Forward(p.getMetadata().getUid(), client.pods().inNamespace(namespace).withName(pod).portForward(port));
         });
-        return URI.create("http://127.0.0.1:" + f.forward().getLocalPort());
+        return new InetSocketAddress("127.0.0.1", f.forward().getLocalPort());
     }
 
     /**
@@ -138,6 +143,7 @@ final class RealCluster implements ClusterUnderTest {
     public void close() {
         try {
             operator.close();
+            tunnel.close();
             forwards.values().forEach(f -> close(f.forward()));
             client.namespaces().withName(namespace).withTimeout(2, java.util.concurrent.TimeUnit.MINUTES).delete();
         } finally {

@@ -11,6 +11,8 @@ public class MemberStatus {
     /** leader, follower, candidate or learner. */
     private String role;
     private Boolean ready;
+    /** Being re-admitted after it lost its disk: removed, added back as a learner, promoted once caught up. */
+    private Boolean readmitting;
 
     public MemberStatus() {}
 
@@ -32,4 +34,6 @@ public class MemberStatus {
     public void setRole(String role) { this.role = role; }
     public Boolean getReady() { return ready; }
     public void setReady(Boolean ready) { this.ready = ready; }
+    public Boolean getReadmitting() { return readmitting; }
+    public void setReadmitting(Boolean readmitting) { this.readmitting = readmitting; }
 }

@@ -21,6 +21,9 @@ import io.fabric8.kubernetes.model.annotation.SpecReplicas;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @ValidationRule(value = "has(self.storage) == has(oldSelf.storage) && (!has(self.storage) || self.storage == oldSelf.storage)",
         message = "storage cannot be changed after the cluster is created")
+// Members with different CAs, or with and without TLS, cannot talk to each other: a roll would split the group.
+@ValidationRule(value = "has(self.tls) == has(oldSelf.tls) && (!has(self.tls) || self.tls == oldSelf.tls)",
+        message = "tls cannot be changed after the cluster is created")
 public class QueenKvClusterSpec {
     public static final int DEFAULT_REPLICAS = 3;
 
@@ -61,7 +64,7 @@ public class QueenKvClusterSpec {
     @JsonPropertyDescription("Bearer-token access. Absent: auth off, every call is the default tenant.")
     private AuthSpec auth;
 
-    @JsonPropertyDescription("TLS material for the node (mounted read-only at /etc/queen-kv/tls).")
+    @JsonPropertyDescription("TLS of the nodes: HTTPS and mutual-TLS Raft. Absent: on, with a cluster CA the operator keeps (mode Operator). Fixed at creation.")
     private TlsSpec tls;
 
     public Integer getReplicas() { return replicas; }

@@ -33,6 +33,9 @@ public class QueenKvClusterStatus {
     @JsonPropertyDescription("Replicas the group was created with: the fixed initial peer list (QUEEN_KV_PEERS) holds ordinals 0..bootstrapReplicas-1.")
     private Integer bootstrapReplicas;
 
+    @JsonPropertyDescription("When the bootstrap members were first all ready with a leader. From then on every node starts with QUEEN_KV_INITIAL_CLUSTER_STATE=existing.")
+    private String bootstrappedAt;
+
     @JsonPropertyDescription("Label selector of the node pods (for the scale subresource).")
     @LabelSelector
     private String selector;
@@ -69,6 +72,8 @@ public class QueenKvClusterStatus {
     public void setReadyReplicas(Integer readyReplicas) { this.readyReplicas = readyReplicas; }
     public Integer getBootstrapReplicas() { return bootstrapReplicas; }
     public void setBootstrapReplicas(Integer bootstrapReplicas) { this.bootstrapReplicas = bootstrapReplicas; }
+    public String getBootstrappedAt() { return bootstrappedAt; }
+    public void setBootstrappedAt(String bootstrappedAt) { this.bootstrappedAt = bootstrappedAt; }
     public String getSelector() { return selector; }
     public void setSelector(String selector) { this.selector = selector; }
     public String getLeader() { return leader; }

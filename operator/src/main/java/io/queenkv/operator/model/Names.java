@@ -14,6 +14,15 @@ public final class Names {
 
     public static String configMap(String cluster) { return cluster + "-config"; }
 
+    /** The Secret the nodes mount in TLS modes Operator and CertManager: {@code ca.crt}, {@code tls.crt}, {@code tls.key}. */
+    public static String tlsSecret(String cluster) { return cluster + "-tls"; }
+
+    /** The operator's cluster CA (certificate and key); never mounted into a pod. */
+    public static String caSecret(String cluster) { return cluster + "-ca"; }
+
+    /** The cert-manager Certificate that writes {@link #tlsSecret}. */
+    public static String certificate(String cluster) { return cluster + "-tls"; }
+
     public static String podDisruptionBudget(String cluster) { return cluster; }
 
     public static String pod(String cluster, int ordinal) { return cluster + "-" + ordinal; }

@@ -22,6 +22,31 @@ public final class NodeEnv {
     public static final String POD_NAME = "POD_NAME";
     public static final String POD_NAMESPACE = "POD_NAMESPACE";
     public static final String JAVA_OPTS = "JAVA_OPTS";
+    public static final String BIND_ADDRESS = "QUEEN_KV_BIND_ADDRESS";
+    public static final String CLUSTER_ID = "QUEEN_KV_CLUSTER_ID";
+    public static final String INITIAL_CLUSTER_STATE = "QUEEN_KV_INITIAL_CLUSTER_STATE";
+    public static final String TLS_CERT_FILE = "QUEEN_KV_TLS_CERT_FILE";
+    public static final String TLS_KEY_FILE = "QUEEN_KV_TLS_KEY_FILE";
+    public static final String TLS_CA_FILE = "QUEEN_KV_TLS_CA_FILE";
+
+    /** {@code QUEEN_KV_INITIAL_CLUSTER_STATE}: whether a node may bootstrap the group (API.md §5). */
+    public enum InitialClusterState {
+        /** While the cluster is being created: the bootstrap members form the group. */
+        NEW("new"),
+        /** Once it was: a node never bootstraps; one with an empty data dir rejoins as a learner first. */
+        EXISTING("existing");
+
+        private final String value;
+
+        InitialClusterState(String value) { this.value = value; }
+
+        public String value() { return value; }
+
+        /** {@code new} until status records the bootstrap ({@code status.bootstrappedAt}), {@code existing} from then on. */
+        public static InitialClusterState of(QueenKvCluster c) {
+            return c.getStatus() != null && c.getStatus().getBootstrappedAt() != null ? EXISTING : NEW;
+        }
+    }
 
     /** Settings field → the node's environment variable (README "Configuration"). */
     public static final Map<String, String> SETTINGS_ENV = Map.of(
@@ -35,7 +60,7 @@ public final class NodeEnv {
     /** Variables the operator owns; a user's {@code spec.env} entry with one of these names is ignored. */
     public static final Set<String> RESERVED = Set.of(POD_NAME, POD_NAMESPACE, JAVA_OPTS,
             "QUEEN_KV_NODE_ID", "QUEEN_KV_HOST", "QUEEN_KV_HTTP_PORT", "QUEEN_KV_RAFT_PORT", "QUEEN_KV_PEERS",
-            "QUEEN_KV_DATA_DIR", "QUEEN_KV_TOKENS_FILE",
+            "QUEEN_KV_DATA_DIR", "QUEEN_KV_TOKENS_FILE", BIND_ADDRESS, CLUSTER_ID, INITIAL_CLUSTER_STATE, TLS_CERT_FILE, TLS_KEY_FILE, TLS_CA_FILE,
             "QUEEN_KV_MAX_OPS_PER_CALL", "QUEEN_KV_MAX_KEYS_PER_CALL", "QUEEN_KV_MAX_VALUE_BYTES",
             "QUEEN_KV_MAX_BODY_BYTES", "QUEEN_KV_WRITE_RATE", "QUEEN_KV_READ_RATE");
 
@@ -75,6 +100,15 @@ public final class NodeEnv {
         m.put("QUEEN_KV_RAFT_PORT", String.valueOf(Model.RAFT_PORT));
         m.put("QUEEN_KV_PEERS", Peers.initialPeers(c));
         m.put("QUEEN_KV_DATA_DIR", Model.DATA_DIR);
+        // Every pod address: peers and the Services reach the pod IP (a node without TLS binds 127.0.0.1 by default).
+        m.put(BIND_ADDRESS, "0.0.0.0");
+        // The resource's uid: a data dir of another cluster (a reused claim) is refused by the node.
+        m.put(CLUSTER_ID, c.getMetadata().getUid());
+        if (TlsModel.enabled(spec)) {
+            m.put(TLS_CERT_FILE, Model.TLS_DIR + "/" + TlsModel.CERT_KEY);
+            m.put(TLS_KEY_FILE, Model.TLS_DIR + "/" + TlsModel.KEY_KEY);
+            m.put(TLS_CA_FILE, Model.TLS_DIR + "/" + TlsModel.CA_CERT_KEY);
+        }
         AuthSpec auth = spec.getAuth();
         if (auth != null && auth.getTokensSecretRef() != null)
             m.put("QUEEN_KV_TOKENS_FILE", Model.TOKENS_DIR + "/" + auth.getTokensSecretRef().keyOr(AuthSpec.DEFAULT_TOKENS_KEY));
@@ -106,9 +140,22 @@ public final class NodeEnv {
         env.add(fieldRef(POD_NAME, "metadata.name"));
         env.add(fieldRef(POD_NAMESPACE, "metadata.namespace"));
         common(c).forEach((k, v) -> env.add(new EnvVar(k, v, null)));
+        env.add(initialClusterState(c));
         env.add(new EnvVar(JAVA_OPTS, javaOpts(spec), null));
         env.addAll(userEnv(spec));
         return env;
+    }
+
+    /**
+     * {@code QUEEN_KV_INITIAL_CLUSTER_STATE} from the ConfigMap, read when a container starts, not a literal
+     * in the template: the flip from {@code new} to {@code existing} then changes no pod template (no roll,
+     * no StatefulSet revision), and every container started after it (a deleted pod, one that lost its
+     * claim, a scale-up, a crashed container) gets {@code existing}, the pods of a roll included.
+     */
+    static EnvVar initialClusterState(QueenKvCluster c) {
+        return new EnvVarBuilder().withName(INITIAL_CLUSTER_STATE).withNewValueFrom().withNewConfigMapKeyRef()
+                .withName(Names.configMap(Model.name(c))).withKey(INITIAL_CLUSTER_STATE).withOptional(false)
+                .endConfigMapKeyRef().endValueFrom().build();
     }
 
     private static EnvVar fieldRef(String name, String path) {

@@ -9,14 +9,15 @@ import io.queenkv.operator.crd.QueenKvCluster;
 public final class Peers {
     private Peers() {}
 
-    /** One node: what {@code POST /api/v1/admin/members} takes, and where to call it. */
-    public record NodeAddress(String id, int ordinal, String host, String raftAddress, String httpAddress) {
-        public String httpUrl() { return "http://" + httpAddress; }
+    /** One node: what {@code POST /api/v1/admin/members} takes, and where to call it ({@code tls}: HTTPS only). */
+    public record NodeAddress(String id, int ordinal, String host, String raftAddress, String httpAddress, boolean tls) {
+        public String httpUrl() { return (tls ? "https://" : "http://") + httpAddress; }
     }
 
     public static NodeAddress node(QueenKvCluster c, int ordinal) {
         String host = Names.podHost(Model.name(c), Model.namespace(c), ordinal);
-        return new NodeAddress(Names.nodeId(ordinal), ordinal, host, host + ":" + Model.RAFT_PORT, host + ":" + Model.HTTP_PORT);
+        return new NodeAddress(Names.nodeId(ordinal), ordinal, host, host + ":" + Model.RAFT_PORT, host + ":" + Model.HTTP_PORT,
+                TlsModel.enabled(Model.spec(c)));
     }
 
     /** Ordinals {@code 0..count-1}. */

@@ -23,7 +23,7 @@ import io.queenkv.operator.crd.QueenKvClusterSpec;
  * Decides which spec changes restart pods. The hash covers exactly what a running JVM cannot pick up:
  * {@code image}, {@code jvmOptions}, {@code resources}, {@code env} (as applied, reserved names
  * dropped), {@code podTemplate}, and the mounted Secrets ({@code auth.tokensSecretRef},
- * {@code tls.secretRef}). It leaves out {@code replicas} (scaling adds or removes members),
+ * {@code tls}, fixed after creation). It leaves out {@code replicas} (scaling adds or removes members),
  * {@code settings} (committed through the log, no restart), {@code storage} (immutable) and
  * {@code auth.adminTokenSecretRef} (read by the operator only). Null, empty lists/maps and empty
  * objects hash alike, so a defaulted spec read back from the API server hashes as it was written.
@@ -55,7 +55,7 @@ public final class PodTemplateHash {
             in.put("tokensSecret", spec.getAuth().getTokensSecretRef().getName());
             in.put("tokensKey", spec.getAuth().getTokensSecretRef().keyOr(AuthSpec.DEFAULT_TOKENS_KEY));
         }
-        if (spec.getTls() != null && spec.getTls().getSecretRef() != null) in.put("tlsSecret", spec.getTls().getSecretRef().getName());
+        if (spec.getTls() != null) in.put("tls", spec.getTls()); // fixed after creation (the CRD refuses a change)
         JsonNode tree = prune(MAPPER.valueToTree(in));
         try {
             byte[] canonical = MAPPER.writeValueAsString(MAPPER.treeToValue(tree, Object.class)).getBytes(StandardCharsets.UTF_8);

@@ -90,7 +90,7 @@ public final class StatefulSetModel {
         QueenKvClusterSpec spec = Model.spec(c);
         return new PodSpecBuilder()
                 .withContainers(container(c))
-                .withVolumes(volumes(spec))
+                .withVolumes(volumes(c))
                 .withTerminationGracePeriodSeconds(Model.TERMINATION_GRACE_SECONDS)
                 .withEnableServiceLinks(false)
                 .withAutomountServiceAccountToken(false)
@@ -138,10 +138,10 @@ public final class StatefulSetModel {
                 .withResources(spec.getResources())
                 .withVolumeMounts(volumeMounts(spec))
                 // Up to two minutes to start (JVM, Raft storage recovery), then the usual checks.
-                .withStartupProbe(httpProbe("/healthz", 2, 2, 60))
-                .withLivenessProbe(httpProbe("/healthz", 10, 5, 3))
+                .withStartupProbe(httpProbe(spec, "/healthz", 2, 2, 60))
+                .withLivenessProbe(httpProbe(spec, "/healthz", 10, 5, 3))
                 // /readyz: a member that knows a leader and has applied close to the commit index.
-                .withReadinessProbe(httpProbe("/readyz", 5, 3, 2))
+                .withReadinessProbe(httpProbe(spec, "/readyz", 5, 3, 2))
                 .withNewLifecycle().withNewPreStop().withNewExec()
                 .withCommand("sh", "-c", "sleep " + Model.PRE_STOP_SLEEP_SECONDS)
                 .endExec().endPreStop().endLifecycle()
@@ -154,9 +154,11 @@ public final class StatefulSetModel {
                 .build();
     }
 
-    private static Probe httpProbe(String path, int periodSeconds, int timeoutSeconds, int failureThreshold) {
+    /** With TLS the HTTP port serves HTTPS only (the kubelet does not verify the certificate of a probe). */
+    private static Probe httpProbe(QueenKvClusterSpec spec, String path, int periodSeconds, int timeoutSeconds, int failureThreshold) {
         return new ProbeBuilder()
-                .withNewHttpGet().withPath(path).withPort(new IntOrString(Model.HTTP_PORT_NAME)).withScheme("HTTP").endHttpGet()
+                .withNewHttpGet().withPath(path).withPort(new IntOrString(Model.HTTP_PORT_NAME))
+                .withScheme(TlsModel.enabled(spec) ? "HTTPS" : "HTTP").endHttpGet()
                 .withPeriodSeconds(periodSeconds)
                 .withTimeoutSeconds(timeoutSeconds)
                 .withFailureThreshold(failureThreshold)
@@ -175,16 +177,21 @@ public final class StatefulSetModel {
         return m;
     }
 
-    private static List<Volume> volumes(QueenKvClusterSpec spec) {
+    private static List<Volume> volumes(QueenKvCluster c) {
+        QueenKvClusterSpec spec = Model.spec(c);
         List<Volume> v = new ArrayList<>();
         // The root file system is read-only; the JVM and Jetty write only under /tmp.
         v.add(new VolumeBuilder().withName(Model.TMP_VOLUME).withNewEmptyDir().withSizeLimit(new Quantity("256Mi")).endEmptyDir().build());
         if (hasTokens(spec))
             v.add(new VolumeBuilder().withName(Model.TOKENS_VOLUME).withNewSecret()
                     .withSecretName(spec.getAuth().getTokensSecretRef().getName()).withDefaultMode(0440).endSecret().build());
-        if (hasTls(spec))
-            v.add(new VolumeBuilder().withName(Model.TLS_VOLUME).withNewSecret()
-                    .withSecretName(spec.getTls().getSecretRef().getName()).withDefaultMode(0440).endSecret().build());
+        // Only ca.crt, tls.crt and tls.key: a user's Secret may hold more than the node needs.
+        TlsModel.secretName(c).ifPresent(secret -> v.add(new VolumeBuilder().withName(Model.TLS_VOLUME).withNewSecret()
+                .withSecretName(secret).withDefaultMode(0440)
+                .addNewItem().withKey(TlsModel.CA_CERT_KEY).withPath(TlsModel.CA_CERT_KEY).endItem()
+                .addNewItem().withKey(TlsModel.CERT_KEY).withPath(TlsModel.CERT_KEY).endItem()
+                .addNewItem().withKey(TlsModel.KEY_KEY).withPath(TlsModel.KEY_KEY).endItem()
+                .endSecret().build()));
         return v;
     }
 
@@ -205,6 +212,6 @@ public final class StatefulSetModel {
     }
 
     private static boolean hasTls(QueenKvClusterSpec spec) {
-        return spec.getTls() != null && spec.getTls().getSecretRef() != null;
+        return TlsModel.enabled(spec);
     }
 }

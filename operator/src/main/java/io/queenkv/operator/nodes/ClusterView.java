@@ -9,18 +9,24 @@ import io.queenkv.operator.crd.KvSettings;
 
 /**
  * One node's view of the group, as {@code GET /api/v1/cluster} answers it (API.md §4). A node that was
- * started outside the peer list and not yet added answers {@code members: []}.
+ * started outside the peer list and not yet added answers {@code members: []}. A member that is not
+ * voting has role {@code learner}; {@code readmitting} names the members being re-admitted after they lost
+ * their disk (removed, added back as learners, promoted once caught up).
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record ClusterView(String nodeId, String role, long term, String leaderId, List<Member> members,
-                          long commitIndex, long appliedIndex, KvSettings settings, long settingsIndex) {
+                          long commitIndex, long appliedIndex, KvSettings settings, long settingsIndex, List<String> readmitting) {
+    public static final String LEARNER = "learner";
 
     public ClusterView {
         members = members == null ? List.of() : List.copyOf(members);
+        readmitting = readmitting == null ? List.of() : List.copyOf(readmitting);
     }
 
     @JsonIgnoreProperties(ignoreUnknown = true)
-    public record Member(String id, String raftAddress, String httpAddress, String role) {}
+    public record Member(String id, String raftAddress, String httpAddress, String role) {
+        public boolean learner() { return LEARNER.equals(role); }
+    }
 
     public boolean isLeader() { return "leader".equals(role); }
 

@@ -14,6 +14,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.DeserializationFeature;
@@ -29,12 +31,16 @@ import io.queenkv.operator.crd.QueenKvCluster;
 import io.queenkv.operator.crd.SecretKeyRef;
 import io.queenkv.operator.model.Model;
 import io.queenkv.operator.model.Peers;
+import io.queenkv.operator.model.TlsModel;
+import io.queenkv.operator.tls.ClusterTrust;
 
 /**
  * {@link NodeAdmin} over HTTP with the JDK client. A node is reached at its pod's stable DNS name
  * ({@code <c>-<i>.<c>-peers.<ns>.svc:6632}) through an {@link AddressResolver} (the e2e harness maps
  * those names to loopback ports); when {@code spec.auth.adminTokenSecretRef} is set, every call carries
- * that Secret's token as a bearer token.
+ * that Secret's token as a bearer token. With TLS on, calls go over HTTPS trusting only the cluster CA
+ * ({@code ca.crt} of the TLS Secret) and checking that the certificate names the host called (the JDK
+ * client's host name verification).
  */
 public final class HttpNodeAdmin implements NodeAdmin {
     /** Where to send a node's HTTP calls. */
@@ -56,7 +62,11 @@ public final class HttpNodeAdmin implements NodeAdmin {
 
     private final KubernetesClient kubernetes;
     private final AddressResolver resolver;
+    private final Supplier<HttpClient.Builder> clients;
     private final HttpClient http;
+    /** HTTPS clients by the CA PEM they trust (a renewed CA gets a client of its own). */
+    private final Map<String, HttpClient> https = new ConcurrentHashMap<>();
+    private final Map<String, CachedToken> caCerts = new ConcurrentHashMap<>();
     private final Duration readTimeout;
     private final Duration adminTimeout;
     private final Clock clock = Clock.systemUTC();
@@ -65,21 +75,23 @@ public final class HttpNodeAdmin implements NodeAdmin {
     private record CachedToken(String token, Instant readAt) {}
 
     public HttpNodeAdmin(KubernetesClient kubernetes, AddressResolver resolver) {
-        this(kubernetes, resolver, Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(60));
+        this(kubernetes, resolver, HttpClient::newBuilder, Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(60));
     }
 
     /**
      * @param readTimeout  for the cluster view and readiness (the operator polls these)
      * @param adminTimeout for the admin calls, which answer once the change has committed (adding a
      *                     member waits for the Raft configuration change)
+     * @param clients      a fresh HTTP client builder (e.g. one with a proxy); the TLS context and timeouts are set here
      */
-    public HttpNodeAdmin(KubernetesClient kubernetes, AddressResolver resolver, Duration connectTimeout, Duration readTimeout,
-                         Duration adminTimeout) {
+    public HttpNodeAdmin(KubernetesClient kubernetes, AddressResolver resolver, Supplier<HttpClient.Builder> clients,
+                         Duration connectTimeout, Duration readTimeout, Duration adminTimeout) {
         this.kubernetes = kubernetes;
         this.resolver = resolver;
         this.readTimeout = readTimeout;
         this.adminTimeout = adminTimeout;
-        this.http = HttpClient.newBuilder().connectTimeout(connectTimeout).version(HttpClient.Version.HTTP_1_1).build();
+        this.clients = () -> clients.get().connectTimeout(connectTimeout).version(HttpClient.Version.HTTP_1_1);
+        this.http = this.clients.get().build();
     }
 
     @Override
@@ -151,7 +163,7 @@ public final class HttpNodeAdmin implements NodeAdmin {
             if (body == null) request.method(method, HttpRequest.BodyPublishers.noBody());
             else request.header("content-type", "application/json")
                     .method(method, HttpRequest.BodyPublishers.ofString(MAPPER.writeValueAsString(body), StandardCharsets.UTF_8));
-            return http.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+            return client(c).send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new NodeAdminException(where(c, ordinal) + ": interrupted", 0, e);
@@ -166,6 +178,33 @@ public final class HttpNodeAdmin implements NodeAdmin {
         } catch (IOException e) {
             throw new NodeAdminException(where(c, ordinal) + ": unexpected answer " + abbreviate(json), 200, e);
         }
+    }
+
+    /** Plain HTTP without TLS; otherwise an HTTPS client trusting exactly the cluster's CA. */
+    private HttpClient client(QueenKvCluster c) {
+        if (!TlsModel.enabled(Model.spec(c))) return http;
+        String ca = caPem(c);
+        return https.computeIfAbsent(ca, pem -> {
+            try {
+                return clients.get().sslContext(ClusterTrust.trusting(pem)).build();
+            } catch (IllegalArgumentException e) {
+                throw new NodeAdminException(Model.name(c) + ": " + TlsModel.CA_CERT_KEY + " of the TLS Secret: " + e.getMessage(), 0, e);
+            }
+        });
+    }
+
+    /** {@code ca.crt} of the cluster's TLS Secret (read again after {@link #TOKEN_CACHE}, so a new CA is picked up). */
+    String caPem(QueenKvCluster c) {
+        String secretName = TlsModel.secretName(c).orElseThrow();
+        String cacheKey = Model.namespace(c) + "/" + secretName;
+        CachedToken cached = caCerts.get(cacheKey);
+        if (cached != null && cached.readAt().plus(TOKEN_CACHE).isAfter(clock.instant())) return cached.token();
+        Secret secret = kubernetes.secrets().inNamespace(Model.namespace(c)).withName(secretName).get();
+        String pem = TlsModel.text(secret, TlsModel.CA_CERT_KEY);
+        if (pem == null || pem.isBlank())
+            throw new NodeAdminException("TLS Secret " + secretName + " (key " + TlsModel.CA_CERT_KEY + ") not found in " + Model.namespace(c), 0);
+        caCerts.put(cacheKey, new CachedToken(pem, clock.instant()));
+        return pem;
     }
 
     /** The plain admin token from {@code spec.auth.adminTokenSecretRef}, or null when auth is off. */

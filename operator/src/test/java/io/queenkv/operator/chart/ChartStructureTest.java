@@ -137,7 +137,9 @@ class ChartStructureTest {
         expected.put("policy/poddisruptionbudgets", owned);
         expected.put("/pods", List.of("delete", "get", "list", "watch"));
         expected.put("/persistentvolumeclaims", List.of("delete", "get", "list", "watch"));
-        expected.put("/secrets", List.of("get")); // by name (HttpNodeAdmin), never list or watch
+        // by name (the admin token, ca.crt; TlsMaterial writes <name>-ca and <name>-tls), never list, watch or delete
+        expected.put("/secrets", List.of("create", "get", "patch", "update"));
+        expected.put("cert-manager.io/certificates", List.of("create", "get", "patch", "update"));
         expected.put("/events", List.of("create", "patch"));
         expected.put("events.k8s.io/events", List.of("create", "patch"));
         assertThat(granted).hasSameSizeAs(expected);

@@ -93,8 +93,9 @@ class CrdSchemaTest {
     void imageIsRequiredAndStorageIsImmutable() {
         assertThat(spec.getRequired()).containsExactly("image");
         assertThat(at(spec, "image").getPattern()).isEqualTo("^\\S+$");
-        assertThat(spec.getXKubernetesValidations()).singleElement()
-                .satisfies(v -> assertThat(v.getRule()).contains("self.storage == oldSelf.storage"));
+        assertThat(spec.getXKubernetesValidations()).extracting(v -> v.getRule())
+                .anyMatch(r -> r.contains("self.storage == oldSelf.storage"))
+                .anyMatch(r -> r.contains("self.tls == oldSelf.tls"));
         assertThat(at(spec, "storage", "size").getDefault().asText()).isEqualTo("1Gi");
         assertThat(at(spec, "storage", "size").getPattern()).startsWith("^[0-9]+");
     }
@@ -121,8 +122,17 @@ class CrdSchemaTest {
     void authAndTlsNeedTheirSecrets() {
         assertThat(at(spec, "auth").getRequired()).containsExactlyInAnyOrder("tokensSecretRef", "adminTokenSecretRef");
         assertThat(at(spec, "auth", "tokensSecretRef").getRequired()).containsExactly("name");
-        assertThat(at(spec, "tls").getRequired()).containsExactly("secretRef");
+        assertThat(at(spec, "tls").getRequired()).isNullOrEmpty();
         assertThat(at(spec, "tls", "secretRef").getRequired()).containsExactly("name");
+        assertThat(at(spec, "tls", "issuerRef").getRequired()).containsExactly("name");
+        assertThat(at(spec, "tls", "mode").getEnum()).extracting(JsonNode -> JsonNode.asText())
+                .containsExactlyInAnyOrder("Operator", "CertManager", "Secret", "Disabled");
+        assertThat(at(spec, "tls", "issuerRef", "kind").getEnum()).extracting(JsonNode -> JsonNode.asText())
+                .containsExactlyInAnyOrder("Issuer", "ClusterIssuer");
+        assertThat(at(spec, "tls").getXKubernetesValidations()).extracting(v -> v.getRule())
+                .contains("!(has(self.secretRef) && has(self.issuerRef))",
+                        "!has(self.mode) || self.mode != 'Secret' || has(self.secretRef)",
+                        "!has(self.mode) || self.mode != 'CertManager' || has(self.issuerRef)");
     }
 
     @Test

@@ -50,7 +50,10 @@ class PeersTest {
         assertThat(n.host()).isEqualTo("kv-4.kv-peers.prod.svc");
         assertThat(n.raftAddress()).isEqualTo("kv-4.kv-peers.prod.svc:6634");
         assertThat(n.httpAddress()).isEqualTo("kv-4.kv-peers.prod.svc:6632");
-        assertThat(n.httpUrl()).isEqualTo("http://kv-4.kv-peers.prod.svc:6632");
+        assertThat(n.httpUrl()).as("TLS is on by default").isEqualTo("https://kv-4.kv-peers.prod.svc:6632");
+        QueenKvCluster plain = cluster("kv", "prod", 3);
+        plain.getSpec().setTls(new io.queenkv.operator.crd.TlsSpec(io.queenkv.operator.crd.TlsMode.Disabled));
+        assertThat(Peers.node(plain, 4).httpUrl()).isEqualTo("http://kv-4.kv-peers.prod.svc:6632");
     }
 
     @Test

@@ -34,7 +34,10 @@ import io.queenkv.operator.crd.QueenKvCluster;
 import io.queenkv.operator.crd.SecretKeyRef;
 import io.queenkv.operator.crd.SecretRef;
 import io.queenkv.operator.crd.StorageSpec;
+import io.queenkv.operator.crd.TlsMode;
 import io.queenkv.operator.crd.TlsSpec;
+import io.queenkv.operator.crd.QueenKvClusterStatus;
+import io.queenkv.operator.Fixtures;
 
 class StatefulSetModelTest {
     static Container container(StatefulSet sts) {
@@ -128,10 +131,10 @@ class StatefulSetModelTest {
         }
 
         @Test
-        void dataOnAClaimTemplateAndTmpOnAnEmptyDir() {
+        void dataOnAClaimTemplateTmpOnAnEmptyDirAndTheOperatorsTlsSecret() {
             assertThat(container(sts).getVolumeMounts()).extracting(VolumeMount::getName, VolumeMount::getMountPath)
-                    .containsExactly(tuple("data", "/data"), tuple("tmp", "/tmp"));
-            assertThat(pod(sts).getVolumes()).extracting(Volume::getName).containsExactly("tmp");
+                    .containsExactly(tuple("data", "/data"), tuple("tmp", "/tmp"), tuple("tls", "/etc/queen-kv/tls"));
+            assertThat(pod(sts).getVolumes()).extracting(Volume::getName).containsExactly("tmp", "tls");
             assertThat(pod(sts).getVolumes().get(0).getEmptyDir()).isNotNull();
             assertThat(sts.getSpec().getVolumeClaimTemplates()).singleElement().satisfies(pvc -> {
                 assertThat(pvc.getMetadata().getName()).isEqualTo("data");
@@ -273,17 +276,69 @@ class StatefulSetModelTest {
     }
 
     @Test
-    void tlsSecretIsMountedReadOnly() {
+    void aUsersTlsSecretIsMountedReadOnlyWithOnlyTheNodesKeys() {
         QueenKvCluster c = cluster(3);
-        c.getSpec().setTls(new TlsSpec(new SecretRef("kv-tls")));
+        c.getSpec().setTls(new TlsSpec(new SecretRef("my-certs")));
         StatefulSet sts = StatefulSetModel.build(c);
         assertThat(container(sts).getVolumeMounts()).filteredOn(m -> m.getName().equals("tls")).singleElement()
                 .satisfies(m -> {
                     assertThat(m.getMountPath()).isEqualTo("/etc/queen-kv/tls");
                     assertThat(m.getReadOnly()).isTrue();
+                    assertThat(m.getSubPath()).as("subPath mounts never see a renewed Secret").isNull();
                 });
+        assertThat(pod(sts).getVolumes()).filteredOn(v -> v.getName().equals("tls")).singleElement().satisfies(v -> {
+            assertThat(v.getSecret().getSecretName()).isEqualTo("my-certs");
+            assertThat(v.getSecret().getItems()).extracting(i -> i.getKey()).containsExactly("ca.crt", "tls.crt", "tls.key");
+        });
+    }
+
+    @Test
+    void withTlsTheNodeGetsItsFilesAndTheProbesUseHttps() {
+        StatefulSet sts = StatefulSetModel.build(cluster(3));
+        assertThat(env(sts)).containsEntry("QUEEN_KV_TLS_CERT_FILE", "/etc/queen-kv/tls/tls.crt")
+                .containsEntry("QUEEN_KV_TLS_KEY_FILE", "/etc/queen-kv/tls/tls.key")
+                .containsEntry("QUEEN_KV_TLS_CA_FILE", "/etc/queen-kv/tls/ca.crt");
         assertThat(pod(sts).getVolumes()).filteredOn(v -> v.getName().equals("tls")).singleElement()
                 .satisfies(v -> assertThat(v.getSecret().getSecretName()).isEqualTo("kv-tls"));
+        Container node = container(sts);
+        for (var probe : List.of(node.getReadinessProbe(), node.getLivenessProbe(), node.getStartupProbe()))
+            assertThat(probe.getHttpGet().getScheme()).isEqualTo("HTTPS");
+        assertThat(node.getLifecycle().getPreStop().getExec().getCommand()).as("the pre-stop hook calls no HTTP")
+                .noneMatch(a -> a.contains("http"));
+    }
+
+    @Test
+    void withTlsDisabledNothingIsMountedAndTheProbesUseHttp() {
+        QueenKvCluster c = cluster(3);
+        c.getSpec().setTls(new TlsSpec(TlsMode.Disabled));
+        StatefulSet sts = StatefulSetModel.build(c);
+        assertThat(env(sts)).doesNotContainKeys("QUEEN_KV_TLS_CERT_FILE", "QUEEN_KV_TLS_KEY_FILE", "QUEEN_KV_TLS_CA_FILE")
+                .as("reachable at the pod IP all the same").containsEntry("QUEEN_KV_BIND_ADDRESS", "0.0.0.0");
+        assertThat(pod(sts).getVolumes()).extracting(Volume::getName).doesNotContain("tls");
+        assertThat(container(sts).getReadinessProbe().getHttpGet().getScheme()).isEqualTo("HTTP");
+    }
+
+    @Test
+    void theClusterIdIsTheResourcesUid() {
+        assertThat(env(StatefulSetModel.build(cluster(3)))).containsEntry("QUEEN_KV_CLUSTER_ID", Fixtures.UID);
+    }
+
+    @Test
+    void theInitialClusterStateIsReadFromTheConfigMapSoItsFlipChangesNoTemplate() {
+        QueenKvCluster c = cluster(3);
+        StatefulSet creating = StatefulSetModel.build(c);
+        EnvVar state = container(creating).getEnv().stream().filter(e -> e.getName().equals("QUEEN_KV_INITIAL_CLUSTER_STATE")).findFirst()
+                .orElseThrow();
+        assertThat(state.getValueFrom().getConfigMapKeyRef().getName()).isEqualTo("kv-config");
+        assertThat(state.getValueFrom().getConfigMapKeyRef().getKey()).isEqualTo("QUEEN_KV_INITIAL_CLUSTER_STATE");
+        assertThat(ConfigMapModel.build(c).getData()).containsEntry("QUEEN_KV_INITIAL_CLUSTER_STATE", "new");
+
+        QueenKvClusterStatus bootstrapped = new QueenKvClusterStatus();
+        bootstrapped.setBootstrapReplicas(3);
+        bootstrapped.setBootstrappedAt("2026-12-01T10:00:00Z");
+        c.setStatus(bootstrapped);
+        assertThat(ConfigMapModel.build(c).getData()).containsEntry("QUEEN_KV_INITIAL_CLUSTER_STATE", "existing");
+        assertThat(StatefulSetModel.build(c).getSpec().getTemplate()).isEqualTo(creating.getSpec().getTemplate());
     }
 
     @Test
@@ -319,14 +374,14 @@ class StatefulSetModelTest {
     }
 
     @Test
-    void theEnvironmentIsLiteralOrDownwardApiOnly() {
-        // The e2e harness (and any kubelet) runs the pod from its template alone: no ConfigMap/Secret env references.
+    void theEnvironmentIsLiteralExceptPodIdentityAndInitialClusterState() {
+        // A ConfigMap edit restarts nothing: the one value read from it is the one meant to differ between containers started at different times.
         QueenKvCluster c = cluster(5);
         c.getSpec().setAuth(new AuthSpec(new SecretKeyRef("t", null), new SecretKeyRef("a", null)));
         c.getSpec().setSettings(new KvSettings().readRate(9));
         List<EnvVar> env = container(StatefulSetModel.build(c)).getEnv();
         assertThat(env.stream().filter(e -> e.getValueFrom() != null).map(EnvVar::getName).collect(Collectors.toList()))
-                .containsExactly("POD_NAME", "POD_NAMESPACE");
+                .containsExactly("POD_NAME", "POD_NAMESPACE", "QUEEN_KV_INITIAL_CLUSTER_STATE");
         assertThat(container(StatefulSetModel.build(c)).getEnvFrom()).isNullOrEmpty();
     }
 }
