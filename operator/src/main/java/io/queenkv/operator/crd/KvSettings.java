@@ -9,13 +9,14 @@ import io.fabric8.generator.annotation.Min;
 /**
  * The cluster-wide KV limits (API.md "Limits" and "Rate limits"). In the spec every field is optional
  * (absent: the node's default, or the value in force stays); in the status they are the values in force.
- * Ranges are the node's own ({@code NodeConfig}).
+ * Ranges are rows of the node's settings table ({@code io.queenkv.node.kv.Setting});
+ * {@code SettingBoundsTest} checks the generated CRD against it.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class KvSettings {
     @JsonPropertyDescription("Compact JSON bytes per value (default 65536).")
     @Min(1)
-    @Max(268435456)
+    @Max(16777216)
     private Integer maxValueBytes;
 
     @JsonPropertyDescription("Keys per call (default 1024, at most 4096).")
@@ -25,12 +26,12 @@ public class KvSettings {
 
     @JsonPropertyDescription("Ops per call (default 256).")
     @Min(1)
-    @Max(1000000)
+    @Max(10000)
     private Integer maxOpsPerCall;
 
     @JsonPropertyDescription("Request body bytes (default 33554432).")
     @Min(1024)
-    @Max(2147483639)
+    @Max(67108864)
     private Long maxBodyBytes;
 
     @JsonPropertyDescription("Write calls per second per tenant and node; burst twice the rate (default 100).")
