@@ -131,7 +131,8 @@ class LostDiskTest {
         cluster.restartNoWait(returned);
         await(stillBlank + " to be re-admitted").atMost(REPAIR_BUDGET).pollInterval(Duration.ofMillis(250)).until(() -> {
             JsonNode s = leaderStatus();
-            return s != null && s.path("readmitting").isEmpty() && roleOf(s, stillBlank).equals("follower");
+            return s != null && s.path("readmitting").isEmpty() && roleOf(s, stillBlank).equals("follower")
+                    && status(stillBlank).path("membership").asText().equals("member");
         });
         ClusterChecks.awaitConverged(cluster, cluster.ids(), Duration.ofSeconds(30));
         for (String id : List.of(intact, returned, stillBlank)) assertEveryKeyOn(cluster.url(id), "k", written);
@@ -187,7 +188,8 @@ class LostDiskTest {
         cluster.restart(member);
         await(member + " to vote again").atMost(REPAIR_BUDGET).pollInterval(Duration.ofMillis(250)).until(() -> {
             JsonNode s = leaderStatus();
-            return s != null && s.path("readmitting").isEmpty() && roleOf(s, member).equals("follower");
+            return s != null && s.path("readmitting").isEmpty() && roleOf(s, member).equals("follower")
+                    && status(member).path("membership").asText().equals("member");
         });
         ClusterChecks.awaitConverged(cluster, cluster.ids(), Duration.ofSeconds(30));
         assertEveryKeyOn(cluster.url(member), "k", written);

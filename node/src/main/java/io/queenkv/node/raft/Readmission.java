@@ -154,8 +154,22 @@ final class Readmission {
         LOG.info("gave member {} the group as a learner; it catches up from the leader", learner.getId());
     }
 
+    /**
+     * A configuration change sent to this node itself, the leader: the node's shared client may
+     * first try a member that lost its disk (it answers that it has no such group, and is no leader).
+     */
     private void change(List<RaftPeer> voters, List<RaftPeer> listeners, List<RaftPeer> newVoters, List<RaftPeer> newListeners) {
-        ReplicatedKv.call(() -> kv.client().admin().setConfiguration(SetConfigurationRequest.Arguments.newBuilder()
+        RaftPeer self = kv.division().getPeer();
+        try (RaftClient toSelf = kv.newClient(List.of(self), RetryPolicies.noRetry())) {
+            change(toSelf, voters, listeners, newVoters, newListeners);
+        } catch (IOException e) {
+            throw ReplicatedKv.unavailable(e);
+        }
+    }
+
+    private static void change(RaftClient client, List<RaftPeer> voters, List<RaftPeer> listeners, List<RaftPeer> newVoters,
+                               List<RaftPeer> newListeners) {
+        ReplicatedKv.call(() -> client.admin().setConfiguration(SetConfigurationRequest.Arguments.newBuilder()
                 .setServersInCurrentConf(voters).setListenersInCurrentConf(listeners)
                 .setServersInNewConf(newVoters).setListenersInNewConf(newListeners)
                 .setMode(SetConfigurationRequest.Mode.COMPARE_AND_SET).build()));

@@ -25,6 +25,7 @@ import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.exceptions.GroupMismatchException;
 import org.apache.ratis.protocol.exceptions.LeaderNotReadyException;
 import org.apache.ratis.protocol.exceptions.NotLeaderException;
 import org.apache.ratis.protocol.exceptions.RaftRetryFailureException;
@@ -288,7 +289,8 @@ public final class ReplicatedKv implements AutoCloseable {
         Throwable t = failure;
         while ((t instanceof CompletionException || t instanceof RaftRetryFailureException) && t.getCause() != null) t = t.getCause();
         if (t instanceof Refusal r) return r;
-        if (t instanceof NotLeaderException || t instanceof LeaderNotReadyException)
+        // A member that lost its disk answers that it has no such group: it is not the leader either.
+        if (t instanceof NotLeaderException || t instanceof LeaderNotReadyException || t instanceof GroupMismatchException)
             return new Refusal(Reason.KV_NO_LEADER, "no Raft leader is available right now");
         if (t instanceof TimeoutIOException || t instanceof java.util.concurrent.TimeoutException)
             return new Refusal(Reason.KV_TIMEOUT, "the cluster did not answer in time; the outcome of a write is unknown");
