@@ -161,7 +161,7 @@ class LostDiskTest {
 
         // A node of another cluster on this member's address, with the same peer list: the cluster
         // does not take it for its member, and it cannot take this cluster's group.
-        Path ours = cluster.wipe(member);
+        cluster.wipe(member);
         cluster.setEnv(member, "QUEEN_KV_CLUSTER_ID", "another-cluster");
         cluster.restartNoWait(member);
         cluster.awaitHealthy(member, NodeProcessCluster.READY_TIMEOUT);
@@ -181,11 +181,11 @@ class LostDiskTest {
         });
         assertThat(leaderStatus().path("readmitting")).extracting(JsonNode::asText).containsExactly(member);
 
-        // The real member comes back with its data: it is promoted again and has everything.
+        // The real member comes back, on a new disk: it is re-admitted and has everything.
         cluster.stop(member);
         cluster.setEnv(member, "QUEEN_KV_CLUSTER_ID", clusterId);
-        cluster.restoreDataDir(member, ours);
-        cluster.restart(member);
+        cluster.wipe(member);
+        cluster.restartNoWait(member);
         await(member + " to vote again").atMost(REPAIR_BUDGET).pollInterval(Duration.ofMillis(250)).until(() -> {
             JsonNode s = leaderStatus();
             return s != null && s.path("readmitting").isEmpty() && roleOf(s, member).equals("follower")
