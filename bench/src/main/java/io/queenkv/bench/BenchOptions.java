@@ -63,7 +63,7 @@ public record BenchOptions(
                 Optional.ofNullable(System.getProperty("bench.inflight")).map(Integer::parseInt),
                 Integer.parseInt(prop("bench.keys", "1000000").replace("_", "")),
                 prop("bench.nodeHeap", "2g"),
-                parseDuration(prop("bench.maxRun", "45m")),
+                parseDuration(prop("bench.maxRun", "60m")),
                 Path.of(prop("bench.etcd34", "/usr/bin/etcd")),
                 Path.of(prop("bench.etcd36", benchDir.resolve("target/etcd-3.6").toString())),
                 Path.of(prop("bench.nodeJar", benchDir.resolve("../node/target/queen-kv-node.jar").toString())).normalize(),

@@ -136,7 +136,7 @@ public final class EtcdDriver implements SystemDriver {
     public Duration loadBulk(int count) {
         KV kv = kv(leaderIndex());
         int calls = (count + KeySpace.LOAD_BATCH - 1) / KeySpace.LOAD_BATCH;
-        return BulkLoader.load(calls, 8, call -> {
+        return BulkLoader.load(calls, KeySpace.LOAD_IN_FLIGHT, call -> {
             int from = call * KeySpace.LOAD_BATCH;
             int to = Math.min(count, from + KeySpace.LOAD_BATCH);
             Op[] puts = new Op[to - from];

@@ -27,6 +27,8 @@ public final class KeySpace {
     public static final int BATCH_OPS = 16;
     /** keys per call when data is loaded (under etcd's default --max-txn-ops of 128) */
     public static final int LOAD_BATCH = 100;
+    /** calls in flight when data is loaded */
+    public static final int LOAD_IN_FLIGHT = 32;
 
     public static final String CAS_KEY = "cas";
     public static final String COUNTER_KEY = "counter";

@@ -108,7 +108,7 @@ public final class QueenKvDriver implements SystemDriver {
     public Duration loadBulk(int count) {
         QueenKv kv = members.get(leaderIndex());
         int calls = (count + KeySpace.LOAD_BATCH - 1) / KeySpace.LOAD_BATCH;
-        return BulkLoader.load(calls, 8, call -> {
+        return BulkLoader.load(calls, KeySpace.LOAD_IN_FLIGHT, call -> {
             Batch b = kv.batch();
             for (int i = call * KeySpace.LOAD_BATCH; i < Math.min(count, (call + 1) * KeySpace.LOAD_BATCH); i++)
                 b.put(NS, KeySpace.bulkKey(i), SMALL_VALUE, FOREVER);

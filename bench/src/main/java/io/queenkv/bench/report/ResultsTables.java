@@ -46,7 +46,7 @@ public final class ResultsTables {
                     row.add(Ratio.format(Ratio.throughput(measurementOf(queen, workload), measurementOf(e, workload))));
             rows.add(row);
         }
-        return new Table(header, rows);
+        return new Table(header, rows, true);
     }
 
     /** What each workload sends: Queen KV's call and etcd's nearest equivalent. */
@@ -57,7 +57,7 @@ public final class ResultsTables {
                 rows.add(List.of(w.workload(), Integer.toString(w.inFlight()), w.description(), w.etcdEquivalent()));
             break; // every system runs the same list
         }
-        return new Table(List.of("workload", "in flight", "Queen KV", "etcd"), rows);
+        return new Table(List.of("workload", "in flight", "Queen KV", "etcd"), rows, false);
     }
 
     /** Memory with N keys, restart-to-ready, snapshot p99, cold-start throughput. */
@@ -82,7 +82,7 @@ public final class ResultsTables {
                     coldBuckets));
         }
         return new Table(List.of("system", "keys", "load keys/s", "RSS of 3", "restart→ready", "snapshot",
-                "put p99 before", "put p99 during snapshot", "put ops/s per 5 s after a cold start"), rows);
+                "put p99 before", "put p99 during snapshot", "put ops/s per 5 s after a cold start"), rows, true);
     }
 
     private static Measurement measurementOf(SystemResult s, String workload) {

@@ -3,8 +3,11 @@ package io.queenkv.bench.report;
 import java.util.ArrayList;
 import java.util.List;
 
-/** A table of text cells, rendered as aligned plain text (the console) or as Markdown (the README). */
-public record Table(List<String> header, List<List<String>> rows) {
+/**
+ * A table of text cells, rendered as aligned plain text (the console) or as Markdown (the README).
+ * In a {@code numeric} table every column but the first holds figures and is right-aligned.
+ */
+public record Table(List<String> header, List<List<String>> rows, boolean numeric) {
     public Table {
         header = List.copyOf(header);
         rows = rows.stream().map(List::copyOf).toList();
@@ -13,7 +16,7 @@ public record Table(List<String> header, List<List<String>> rows) {
                 throw new IllegalArgumentException("a row has " + row.size() + " cells, the header " + header.size());
     }
 
-    /** Columns padded to their widest cell; the first column left-aligned, the others right-aligned. */
+    /** Columns padded to their widest cell. */
     public String plain() {
         int[] widths = new int[header.size()];
         for (List<String> row : all())
@@ -26,7 +29,7 @@ public record Table(List<String> header, List<List<String>> rows) {
                 if (c > 0) sb.append("  ");
                 String cell = row.get(c);
                 String pad = " ".repeat(widths[c] - cell.length());
-                sb.append(c == 0 ? cell + pad : pad + cell);
+                sb.append(c == 0 || !numeric ? cell + pad : pad + cell);
             }
             sb.append('\n');
             if (r == 0) {
@@ -42,7 +45,7 @@ public record Table(List<String> header, List<List<String>> rows) {
         StringBuilder sb = new StringBuilder();
         sb.append("| ").append(String.join(" | ", header)).append(" |\n");
         sb.append("|");
-        for (int c = 0; c < header.size(); c++) sb.append(c == 0 ? "---|" : "---:|");
+        for (int c = 0; c < header.size(); c++) sb.append(c == 0 || !numeric ? "---|" : "---:|");
         sb.append('\n');
         for (List<String> row : rows) sb.append("| ").append(String.join(" | ", row)).append(" |\n");
         return sb.toString();
