@@ -14,9 +14,6 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.jar.JarFile;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
-
 import io.queenkv.bench.cluster.Clusters;
 import io.queenkv.bench.cluster.LocalCluster;
 import io.queenkv.bench.driver.EtcdDriver;
@@ -26,7 +23,7 @@ import io.queenkv.bench.load.LoadGenerator;
 import io.queenkv.bench.load.Measurement;
 import io.queenkv.bench.load.Workload;
 import io.queenkv.bench.load.WorkloadSpec;
-import io.queenkv.bench.report.RatioChart;
+import io.queenkv.bench.report.ReportFiles;
 import io.queenkv.bench.report.Results.BenchReport;
 import io.queenkv.bench.report.Results.LoadedClusterResult;
 import io.queenkv.bench.report.Results.Machine;
@@ -226,30 +223,16 @@ public final class BenchMain {
     }
 
     private void write(BenchReport report) throws IOException {
-        ObjectMapper json = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
         Path runResults = options.workDir().getParent().resolve("results");
-        Files.createDirectories(runResults);
-        Path runJson = runResults.resolve(stamp + ".json");
-        json.writeValue(runJson.toFile(), report);
-
-        String markdown = "### Throughput and latency (ms)\n\n" + ResultsTables.throughput(report).markdown()
-                + "\n### A cluster holding the keys, and the first seconds after a cold start\n\n"
-                + ResultsTables.loadedCluster(report).markdown()
-                + "\n### What each workload sends\n\n" + ResultsTables.workloadNotes(report).markdown();
-        Files.writeString(runResults.resolve(stamp + ".md"), markdown);
-        Files.writeString(runResults.resolve(stamp + ".svg"), RatioChart.svg(report));
+        Path runJson = ReportFiles.write(report, runResults, stamp);
 
         System.out.println("\n" + ResultsTables.throughput(report).plain());
         System.out.println(ResultsTables.loadedCluster(report).plain());
         System.out.println(ResultsTables.workloadNotes(report).plain());
         report.notes().forEach(System.out::println);
         System.out.println("results: " + runJson + " (and .md, .svg)");
-
         if (options.record()) {
-            Files.createDirectories(options.resultsDir());
-            json.writeValue(options.resultsDir().resolve("latest.json").toFile(), report);
-            Files.writeString(options.resultsDir().resolve("latest.md"), markdown);
-            Files.writeString(options.resultsDir().resolve("latest.svg"), RatioChart.svg(report));
+            ReportFiles.write(report, options.resultsDir(), "latest");
             System.out.println("recorded as " + options.resultsDir().resolve("latest.{json,md,svg}"));
         }
     }

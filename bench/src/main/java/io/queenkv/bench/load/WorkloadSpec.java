@@ -19,7 +19,7 @@ public enum WorkloadSpec {
     CAS_64("cas-one-key-64", 64, Target.LEADER, "compare-and-swap on one key, 64 clients racing",
             "Txn: If mod_revision == last seen Then Put Else Get"),
     INCR_HOT_64("incr-hot-64", 64, Target.LEADER, "increment of one counter (incr)",
-            "no incr: Get, then Txn CAS of value+1 retried until it wins; one op = one increment"),
+            "no incr: Txn If mod_revision == last seen Then Put value+1 Else Get, retried until it wins; one op = one increment"),
     PUT_64K_16("put-64KiB-16", 16, Target.LEADER, "put of a 64 KiB value", "Put"),
     BATCH_16("batch-16-puts-16", 16, Target.LEADER, "one call of 16 puts of 256 B (one Raft entry)", "Txn with 16 Puts"),
     GET_PREFIX_100("getPrefix-100-16", 16, Target.LEADER, "getPrefix page of 100 rows of 256 B",

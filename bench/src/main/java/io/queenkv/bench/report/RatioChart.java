@@ -10,7 +10,8 @@ import io.queenkv.bench.report.Results.WorkloadResult;
 
 /**
  * A horizontal bar chart, as plain SVG, of Queen KV's throughput divided by each etcd's, one group of
- * bars per workload, with a line at 1× (equal throughput).
+ * bars per workload, with a line at 1× (equal throughput). The axis is logarithmic, so 0.1× and 10×
+ * are the same distance from 1×, and small ratios stay readable.
  */
 public final class RatioChart {
     private static final String[] COLOURS = {"#4e79a7", "#f28e2b", "#59a14f"};
@@ -28,14 +29,17 @@ public final class RatioChart {
         List<SystemResult> etcds = systems.stream().filter(s -> !s.system().equals(ResultsTables.QUEEN_KV)).toList();
         List<String> workloads = ResultsTables.workloadIds(systems);
 
-        double max = 1.2;
+        double lowest = 0.1;
+        double highest = 10;
         if (queen != null)
             for (String w : workloads)
                 for (SystemResult e : etcds) {
                     OptionalDouble r = ratio(queen, e, w);
-                    if (r.isPresent()) max = Math.max(max, r.getAsDouble() * 1.15);
+                    if (r.isEmpty() || r.getAsDouble() <= 0) continue;
+                    lowest = Math.min(lowest, r.getAsDouble());
+                    highest = Math.max(highest, r.getAsDouble());
                 }
-        double scale = PLOT_WIDTH / max;
+        LogAxis axis = new LogAxis(Math.floor(Math.log10(lowest)), Math.ceil(Math.log10(highest)));
 
         int groupHeight = Math.max(1, etcds.size()) * BAR_HEIGHT + GROUP_GAP;
         int height = TOP + workloads.size() * groupHeight + 50;
@@ -53,12 +57,16 @@ public final class RatioChart {
             svg.append(text(x + 16, 39, "vs " + etcds.get(i).system() + " (" + etcds.get(i).serverVersion() + ")", ""));
         }
         int plotBottom = TOP + workloads.size() * groupHeight;
-        for (double tick = 0; tick <= max + 1e-9; tick += tickStep(max)) {
-            double x = LABEL_WIDTH + tick * scale;
-            svg.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#ddd\"/>%n", x, TOP - 4, x, plotBottom));
-            svg.append(text(x - 8, plotBottom + 14, String.format(Locale.ROOT, "%.1f×", tick), "fill=\"#555\""));
+        for (double decade = axis.fromExponent(); decade <= axis.toExponent(); decade++) {
+            for (double step : new double[] {1, 3}) {
+                double tick = step * Math.pow(10, decade);
+                if (Math.log10(tick) > axis.toExponent() + 1e-9) continue;
+                double x = LABEL_WIDTH + axis.x(tick);
+                svg.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#ddd\"/>%n", x, TOP - 4, x, plotBottom));
+                svg.append(text(x - 10, plotBottom + 14, tickLabel(tick), "fill=\"#555\""));
+            }
         }
-        double one = LABEL_WIDTH + scale;
+        double one = LABEL_WIDTH + axis.x(1);
         svg.append(String.format(Locale.ROOT, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#c00\" stroke-dasharray=\"4 3\"/>%n",
                 one, TOP - 4, one, plotBottom));
         for (int wi = 0; wi < workloads.size(); wi++) {
@@ -72,14 +80,14 @@ public final class RatioChart {
                     svg.append(text(LABEL_WIDTH + 4, by + BAR_HEIGHT - 2, "n/a", "fill=\"#888\""));
                     continue;
                 }
-                double barWidth = r.getAsDouble() * scale;
+                double barWidth = Math.max(1, axis.x(r.getAsDouble()));
                 svg.append(String.format(Locale.ROOT, "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>%n",
                         LABEL_WIDTH, by, barWidth, BAR_HEIGHT - 2, COLOURS[ei % COLOURS.length]));
                 svg.append(text(LABEL_WIDTH + barWidth + 4, by + BAR_HEIGHT - 2, Ratio.format(r), ""));
             }
         }
-        svg.append(text(10, height - 10, "Each bar: ops/s of Queen KV divided by ops/s of that etcd on the same workload. "
-                + "Started " + report.startedAt() + "; bench/results/latest.json holds the figures.", "fill=\"#555\" font-size=\"10\""));
+        svg.append(text(10, height - 10, "Each bar: Queen KV ops/s ÷ that etcd's ops/s on the same workload (log scale). Run of "
+                + report.startedAt().substring(0, 16) + " UTC; figures in bench/results/latest.json.", "fill=\"#555\" font-size=\"10\""));
         svg.append("</svg>\n");
         return svg.toString();
     }
@@ -90,8 +98,15 @@ public final class RatioChart {
         return Ratio.throughput(q == null ? null : q.measurement(), e == null ? null : e.measurement());
     }
 
-    private static double tickStep(double max) {
-        return max <= 2 ? 0.25 : max <= 5 ? 0.5 : Math.ceil(max / 10);
+    /** Maps a ratio to a distance from the left edge of the plot: 10^fromExponent … 10^toExponent over PLOT_WIDTH. */
+    record LogAxis(double fromExponent, double toExponent) {
+        double x(double ratio) {
+            return (Math.log10(ratio) - fromExponent) / (toExponent - fromExponent) * PLOT_WIDTH;
+        }
+    }
+
+    private static String tickLabel(double tick) {
+        return (tick >= 1 ? String.format(Locale.ROOT, "%.0f", tick) : String.format(Locale.ROOT, "%s", (float) tick)) + "×";
     }
 
     private static String text(double x, double y, String content, String attributes) {
