@@ -84,7 +84,13 @@ public final class BenchMain {
                 notes.add(note);
                 continue;
             }
-            systems.add(bench.runSystem(kind));
+            try {
+                systems.add(bench.runSystem(kind));
+            } catch (RuntimeException e) {
+                // One system failing (a member that will not start, say) still leaves the others' figures.
+                e.printStackTrace();
+                notes.add(kind.id() + " failed: " + e.getMessage());
+            }
         }
 
         BenchReport report = new BenchReport(started.toString(), Instant.now().toString(), machine(), settings(options),
@@ -94,6 +100,7 @@ public final class BenchMain {
 
     private SystemResult runSystem(SystemKind kind) {
         System.out.println("\n== " + kind.label());
+        double loadBefore = loadAverage();
         Path dir = options.workDir().resolve(stamp).resolve(kind.id());
         List<WorkloadResult> workloads = new ArrayList<>();
         List<Measurement> coldStart;
@@ -120,15 +127,39 @@ public final class BenchMain {
                 }
             }
         }
-        return new SystemResult(kind.id(), kind.label(), version, startSeconds, coldStart, workloads, loaded);
+        return new SystemResult(kind.id(), kind.label(), version, startSeconds, coldStart, workloads, loaded,
+                loadBefore, loadAverage());
+    }
+
+    /** The machine's 1-minute load average (the benchmark shares its cores with whatever else runs). */
+    private static double loadAverage() {
+        return ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
     }
 
     private LocalCluster newCluster(SystemKind kind, Path dir) {
         return switch (kind) {
             case ETCD_34 -> Clusters.etcd(options.etcd34(), dir);
             case ETCD_36 -> Clusters.etcd(options.etcd36(), dir);
-            case QUEEN_KV -> Clusters.queenKv(options.nodeJar(), options.nodeHeap(), dir);
+            case QUEEN_KV -> Clusters.queenKv(nodeJarCopy(), options.nodeHeap(), dir);
         };
+    }
+
+    private Path nodeJarCopy;
+
+    /**
+     * A private copy of the node jar for this run, so a rebuild of node/ while the run goes on cannot
+     * change the nodes under it, and every (re)start runs the same build.
+     */
+    private Path nodeJarCopy() {
+        if (nodeJarCopy == null) {
+            try {
+                Path dir = Files.createDirectories(options.workDir().resolve(stamp));
+                nodeJarCopy = Files.copy(options.nodeJar(), dir.resolve("queen-kv-node.jar"));
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException("cannot copy the node jar " + options.nodeJar(), e);
+            }
+        }
+        return nodeJarCopy;
     }
 
     /** Starts the members; the seconds until all three were ready. */

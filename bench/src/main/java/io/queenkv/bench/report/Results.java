@@ -21,10 +21,12 @@ public final class Results {
 
     /**
      * Everything measured on one system. {@code coldStart} holds the 5 s windows of puts right after a
-     * fresh cluster was ready; {@code loaded} is null when the run loaded no keys.
+     * fresh cluster was ready; {@code loaded} is null when the run loaded no keys. The machine's 1-minute
+     * load average before and after says how much else was running (the machine may be shared).
      */
     public record SystemResult(String system, String label, String serverVersion, double startSeconds,
-                               List<Measurement> coldStart, List<WorkloadResult> workloads, LoadedClusterResult loaded) {
+                               List<Measurement> coldStart, List<WorkloadResult> workloads, LoadedClusterResult loaded,
+                               double loadAverageBefore, double loadAverageAfter) {
 
         public WorkloadResult workload(String id) {
             return workloads.stream().filter(w -> w.workload().equals(id)).findFirst().orElse(null);

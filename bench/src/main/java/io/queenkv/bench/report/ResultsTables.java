@@ -60,18 +60,25 @@ public final class ResultsTables {
         return new Table(List.of("workload", "in flight", "Queen KV", "etcd"), rows, false);
     }
 
-    /** Memory with N keys, restart-to-ready, snapshot p99, cold-start throughput. */
+    /**
+     * Per system: the machine's load average before → after, a fresh cluster's start to all three ready, then with N keys loaded: the load rate,
+     * memory, a follower's restart to ready, the leader's snapshot and put p99 around it; and the put
+     * throughput per 5 s right after a cold start.
+     */
     public static Table loadedCluster(BenchReport report) {
         List<List<String>> rows = new ArrayList<>();
         for (SystemResult s : report.systems()) {
             LoadedClusterResult l = s.loaded();
             List<Measurement> cold = s.coldStart();
             String coldBuckets = cold.isEmpty() ? "—" : String.join(" ", cold.stream().map(m -> opsPerSecond(m.opsPerSecond())).toList());
+            String start = String.format(Locale.ROOT, "%.1f s", s.startSeconds());
+            String load = s.loadAverageBefore() <= 0 && s.loadAverageAfter() <= 0 ? "—" // not recorded
+                    : String.format(Locale.ROOT, "%.0f → %.0f", s.loadAverageBefore(), s.loadAverageAfter());
             if (l == null) {
-                rows.add(List.of(s.system(), "—", "—", "—", "—", "—", "—", "—", coldBuckets));
+                rows.add(List.of(s.system(), load, start, "—", "—", "—", "—", "—", "—", "—", coldBuckets));
                 continue;
             }
-            rows.add(List.of(s.system(),
+            rows.add(List.of(s.system(), load, start,
                     String.format(Locale.ROOT, "%,d", l.keys()),
                     opsPerSecond(l.keys() / Math.max(l.loadSeconds(), 1e-9)),
                     String.format(Locale.ROOT, "%.0f MiB", l.rssBytes() / (1024.0 * 1024.0)),
@@ -81,7 +88,7 @@ public final class ResultsTables {
                     millis(l.snapshot().during().p99Millis()),
                     coldBuckets));
         }
-        return new Table(List.of("system", "keys", "load keys/s", "RSS of 3", "restart→ready", "snapshot",
+        return new Table(List.of("system", "machine load", "fresh start→ready", "keys", "load keys/s", "RSS of 3", "restart→ready", "snapshot",
                 "put p99 before", "put p99 during snapshot", "put ops/s per 5 s after a cold start"), rows, true);
     }
 

@@ -26,7 +26,7 @@ class RatioChartTest {
 
     private static SystemResult system(String id, Double put, Double serializable) {
         return new SystemResult(id, id, "v", 1, List.of(),
-                List.of(workload("put <&>", put), workload("get-serializable", serializable)), null);
+                List.of(workload("put <&>", put), workload("get-serializable", serializable)), null, 0, 0);
     }
 
     @Test
