@@ -20,7 +20,7 @@ public record NodeConfig(String nodeId, String host, String bindAddress, int htt
                          String clusterId, InitialClusterState initialClusterState) {
     public static final int DEFAULT_HTTP_PORT = 6632;
     public static final int DEFAULT_RAFT_PORT = 6634;
-    private static final Pattern NODE_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,62}");
+    public static final Pattern NODE_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,62}");
 
     /** A member of the initial group: {@code id=host:raftPort:httpPort}. */
     public record Peer(String id, String host, int raftPort, int httpPort) {

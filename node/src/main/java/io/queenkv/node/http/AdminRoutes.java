@@ -28,15 +28,33 @@ import io.queenkv.node.raft.ReplicatedKv;
 final class AdminRoutes {
     private static final Set<String> SETTING_FIELDS =
             Set.of("maxOpsPerCall", "maxKeysPerCall", "maxValueBytes", "maxBodyBytes", "writeRate", "readRate");
+    /** Admin bodies are a few fields. */
+    private static final long MAX_BODY_BYTES = 64 * 1024;
 
     private final ReplicatedKv kv;
     private final ClusterAdmin admin;
     private final Access access;
+    private final CallSlots slots;
 
-    AdminRoutes(ReplicatedKv kv, Access access) {
+    AdminRoutes(ReplicatedKv kv, Access access, CallSlots slots) {
         this.kv = kv;
         this.admin = new ClusterAdmin(kv);
         this.access = access;
+        this.slots = slots;
+    }
+
+    /** An admin route: an admin caller, holding a call slot like any other call. */
+    interface AdminCall {
+        void handle(Context ctx) throws IOException;
+    }
+
+    io.javalin.http.Handler guarded(AdminCall call) {
+        return ctx -> {
+            Access.Caller caller = authorize(ctx);
+            try (CallSlots.Slot slot = slots.take(caller.tenant())) {
+                call.handle(ctx);
+            }
+        };
     }
 
     /** {@code PUT /api/v1/admin/settings}: any subset of the settings; the rest stay as they are. */
@@ -47,12 +65,12 @@ final class AdminRoutes {
             if (!SETTING_FIELDS.contains(f)) throw new Refusal(Reason.KV_BAD_REQUEST, "unknown setting '" + f + "'; known: " + SETTING_FIELDS);
         });
         Settings next = new Settings(
-                (int) number(body, "maxOpsPerCall", s.maxOpsPerCall()),
-                (int) number(body, "maxKeysPerCall", s.maxKeysPerCall()),
-                (int) number(body, "maxValueBytes", s.maxValueBytes()),
+                intNumber(body, "maxOpsPerCall", s.maxOpsPerCall()),
+                intNumber(body, "maxKeysPerCall", s.maxKeysPerCall()),
+                intNumber(body, "maxValueBytes", s.maxValueBytes()),
                 number(body, "maxBodyBytes", s.maxBodyBytes()),
-                (int) number(body, "writeRate", s.writeRate()),
-                (int) number(body, "readRate", s.readRate()));
+                intNumber(body, "writeRate", s.writeRate()),
+                intNumber(body, "readRate", s.readRate()));
         long index = admin.changeSettings(next);
         respond(ctx, Map.of("settings", next, "settingsIndex", index));
     }
@@ -61,23 +79,22 @@ final class AdminRoutes {
     void addMember(Context ctx) throws IOException {
         JsonNode body = adminBody(ctx);
         String id = text(body, "id");
-        String[] raft = hostPort(text(body, "raftAddress"), "raftAddress");
-        String[] http = hostPort(text(body, "httpAddress"), "httpAddress");
-        if (!raft[0].equals(http[0])) throw new Refusal(Reason.KV_BAD_REQUEST, "raftAddress and httpAddress must name the same host");
-        NodeConfig.Peer peer = new NodeConfig.Peer(id, raft[0], Integer.parseInt(raft[1]), Integer.parseInt(http[1]));
+        if (!NodeConfig.NODE_ID.matcher(id).matches()) throw new Refusal(Reason.KV_BAD_REQUEST, "'id' must match " + NodeConfig.NODE_ID.pattern());
+        HostPort raft = HostPort.parse(text(body, "raftAddress"), "raftAddress");
+        HostPort http = HostPort.parse(text(body, "httpAddress"), "httpAddress");
+        if (!raft.host().equals(http.host())) throw new Refusal(Reason.KV_BAD_REQUEST, "raftAddress and httpAddress must name the same host");
+        NodeConfig.Peer peer = new NodeConfig.Peer(id, raft.host(), raft.port(), http.port());
         respond(ctx, Map.of("members", render(admin.addMember(peer))));
     }
 
     /** {@code DELETE /api/v1/admin/members/{id}}. */
     void removeMember(Context ctx) throws IOException {
-        authorize(ctx);
         respond(ctx, Map.of("members", render(admin.removeMember(ctx.pathParam("id")))));
     }
 
     /** {@code POST /api/v1/admin/leadership}: {@code {"to":"n2"}}, or no body for any other member. */
     void transferLeadership(Context ctx) throws IOException {
-        authorize(ctx);
-        byte[] raw = ctx.bodyAsBytes();
+        byte[] raw = RequestBody.read(ctx, MAX_BODY_BYTES);
         JsonNode body = raw.length == 0 ? Json.MAPPER.createObjectNode() : Json.parseBody(raw);
         JsonNode to = body.get("to");
         if (to != null && !to.isNull() && !to.isTextual()) throw new Refusal(Reason.KV_BAD_REQUEST, "'to' must be a member id");
@@ -86,7 +103,6 @@ final class AdminRoutes {
 
     /** {@code POST /api/v1/admin/snapshot}: takes a snapshot on this node now. */
     void snapshot(Context ctx) throws IOException {
-        authorize(ctx);
         respond(ctx, Map.of("snapshotIndex", admin.snapshot()));
     }
 
@@ -100,16 +116,22 @@ final class AdminRoutes {
         }).toList();
     }
 
-    private void authorize(Context ctx) {
-        if (access.authenticate(ctx.header("Authorization")).role() != Access.Role.ADMIN)
-            throw new Refusal(Reason.FORBIDDEN, "admin routes need an admin token");
+    private Access.Caller authorize(Context ctx) {
+        Access.Caller caller = access.authenticate(ctx.header("Authorization"));
+        if (caller.role() != Access.Role.ADMIN) throw new Refusal(Reason.FORBIDDEN, "admin routes need an admin token");
+        return caller;
     }
 
-    private JsonNode adminBody(Context ctx) {
-        authorize(ctx);
-        JsonNode body = Json.parseBody(ctx.bodyAsBytes());
+    private static JsonNode adminBody(Context ctx) {
+        JsonNode body = Json.parseBody(RequestBody.read(ctx, MAX_BODY_BYTES));
         if (!body.isObject()) throw new Refusal(Reason.KV_BAD_BODY, "body must be a JSON object");
         return body;
+    }
+
+    private static int intNumber(JsonNode body, String field, int current) {
+        long n = number(body, field, current);
+        if (n < Integer.MIN_VALUE || n > Integer.MAX_VALUE) throw new Refusal(Reason.KV_BAD_REQUEST, "'" + field + "' is out of range");
+        return (int) n;
     }
 
     private static long number(JsonNode body, String field, long current) {
@@ -124,17 +146,6 @@ final class AdminRoutes {
         JsonNode n = body.get(field);
         if (n == null || !n.isTextual() || n.textValue().isBlank()) throw new Refusal(Reason.KV_BAD_REQUEST, "'" + field + "' is required");
         return n.textValue();
-    }
-
-    private static String[] hostPort(String address, String field) {
-        int colon = address.lastIndexOf(':');
-        try {
-            int port = Integer.parseInt(address.substring(colon + 1));
-            if (colon <= 0 || port < 1 || port > 65535) throw new NumberFormatException();
-            return new String[] {address.substring(0, colon), Integer.toString(port)};
-        } catch (RuntimeException e) {
-            throw new Refusal(Reason.KV_BAD_REQUEST, "'" + field + "' must be host:port");
-        }
     }
 
     private static void respond(Context ctx, Map<String, Object> body) throws IOException {
