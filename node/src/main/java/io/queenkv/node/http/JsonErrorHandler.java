@@ -27,6 +27,12 @@ final class JsonErrorHandler extends ErrorHandler {
     /** Text that names a class or a package (a library's exception message), which no detail shows. */
     private static final Pattern NAMES_CODE = Pattern.compile("\\b[a-z]+\\.[a-z]+\\.[a-zA-Z]|[A-Z]\\w*(Exception|Error)\\b|`");
 
+    /** Jetty answers only GET, POST and HEAD with a body; a made-up method or an HTTP/2 preface deserves one too. */
+    @Override
+    public boolean errorPageForMethod(String method) {
+        return true;
+    }
+
     @Override
     protected void generateResponse(Request request, Response response, int code, String message, Throwable cause,
                                     Callback callback) {
