@@ -75,6 +75,8 @@ final class RawHttp {
 
     static Answer parse(byte[] raw) {
         String text = new String(raw, StandardCharsets.UTF_8);
+        // An interim answer (100 Continue) comes before the real one.
+        while (text.startsWith("HTTP/1.1 1") && text.indexOf("\r\n\r\n") > 0) text = text.substring(text.indexOf("\r\n\r\n") + 4);
         int end = text.indexOf("\r\n\r\n");
         if (!text.startsWith("HTTP/1.1 ") || end < 0) throw new AssertionError("not an HTTP answer: " + text);
         String[] lines = text.substring(0, end).split("\r\n");
