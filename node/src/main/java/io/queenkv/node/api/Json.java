@@ -7,10 +7,12 @@ import java.nio.charset.CoderResult;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 
+import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonStreamContext;
+import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -23,7 +25,15 @@ import io.queenkv.node.kv.Refusal.Reason;
 
 /** The one JSON mapper of the node: numbers stay exact, trailing garbage is refused. */
 public final class Json {
-    public static final ObjectMapper MAPPER = JsonMapper.builder()
+    /**
+     * How deep a request body may nest. Answers wrap a stored value a few levels deeper than the
+     * call did; this keeps every answer well inside the 1000 levels common parsers (Jackson's
+     * default included) accept, so a stored value can always be read back.
+     */
+    public static final int MAX_NESTING_DEPTH = 512;
+
+    public static final ObjectMapper MAPPER = JsonMapper.builder(JsonFactory.builder()
+                    .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(MAX_NESTING_DEPTH).build()).build())
             .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .nodeFactory(JsonNodeFactory.withExactBigDecimals(true))
@@ -48,7 +58,8 @@ public final class Json {
             // Jackson reads the digits but BigDecimal cannot hold the number (an exponent past 32 bits).
             throw numberOutOfRange(parser);
         } catch (StreamConstraintsException e) {
-            throw new Refusal(Reason.KV_BAD_BODY, "body is past a JSON parser limit (nesting deeper than 1000, or a number or string too long)");
+            throw new Refusal(Reason.KV_BAD_BODY, "body is past a JSON parser limit (nesting deeper than " + MAX_NESTING_DEPTH
+                    + " levels, or a number or string too long)");
         } catch (JsonProcessingException e) {
             throw new Refusal(Reason.KV_BAD_BODY, "body is not valid JSON" + where(e.getLocation()) + ": " + firstLine(e.getOriginalMessage()));
         } catch (java.io.IOException e) {

@@ -35,8 +35,10 @@ final class AdminRoutes {
     private final ClusterAdmin admin;
     private final Access access;
     private final CallSlots slots;
+    private final BodyReader bodies;
 
-    AdminRoutes(ReplicatedKv kv, Access access, CallSlots slots) {
+    AdminRoutes(ReplicatedKv kv, Access access, CallSlots slots, BodyReader bodies) {
+        this.bodies = bodies;
         this.kv = kv;
         this.admin = new ClusterAdmin(kv);
         this.access = access;
@@ -94,7 +96,7 @@ final class AdminRoutes {
 
     /** {@code POST /api/v1/admin/leadership}: {@code {"to":"n2"}}, or no body for any other member. */
     void transferLeadership(Context ctx) throws IOException {
-        byte[] raw = RequestBody.read(ctx, MAX_BODY_BYTES);
+        byte[] raw = bodies.read(ctx, MAX_BODY_BYTES);
         JsonNode body = raw.length == 0 ? Json.MAPPER.createObjectNode() : Json.parseBody(raw);
         JsonNode to = body.get("to");
         if (to != null && !to.isNull() && !to.isTextual()) throw new Refusal(Reason.KV_BAD_REQUEST, "'to' must be a member id");
@@ -122,8 +124,8 @@ final class AdminRoutes {
         return caller;
     }
 
-    private static JsonNode adminBody(Context ctx) {
-        JsonNode body = Json.parseBody(RequestBody.read(ctx, MAX_BODY_BYTES));
+    private JsonNode adminBody(Context ctx) {
+        JsonNode body = Json.parseBody(bodies.read(ctx, MAX_BODY_BYTES));
         if (!body.isObject()) throw new Refusal(Reason.KV_BAD_BODY, "body must be a JSON object");
         return body;
     }

@@ -33,7 +33,7 @@ public final class HttpServer implements AutoCloseable {
     private static final String STARTED_AT = "queenkv.startedAt";
     private static final String ROUTE = "queenkv.route";
     private static final Logger LOG = LoggerFactory.getLogger(HttpServer.class);
-    /** See {@link RequestBody} and {@link CallSlots} for the other bounds; README "Limits and timeouts" lists them all. */
+    /** See {@link BodyReader} and {@link CallSlots} for the other bounds; README "Limits and timeouts" lists them all. */
     static final Duration IDLE_TIMEOUT = Duration.ofSeconds(15);
     /** A body that arrives slower than this, on average since its first byte, is refused with 408. */
     static final long MIN_BODY_BYTES_PER_SECOND = 16 * 1024;
@@ -46,8 +46,9 @@ public final class HttpServer implements AutoCloseable {
         this.kv = kv;
         this.metrics = new NodeMetrics(kv);
         CallSlots slots = new CallSlots();
-        KvRoutes routes = new KvRoutes(kv, access, new RateLimiter(System::nanoTime), slots);
-        AdminRoutes admin = new AdminRoutes(kv, access, slots);
+        BodyReader bodies = new BodyReader();
+        KvRoutes routes = new KvRoutes(kv, access, new RateLimiter(System::nanoTime), slots, bodies);
+        AdminRoutes admin = new AdminRoutes(kv, access, slots, bodies);
         this.app = Javalin.create(config -> {
             config.startup.showJavalinBanner = false;
             config.startup.showOldJavalinVersionWarning = false;

@@ -45,8 +45,10 @@ final class KvRoutes {
     private final Access access;
     private final RateLimiter rateLimiter;
     private final CallSlots slots;
+    private final BodyReader bodies;
 
-    KvRoutes(ReplicatedKv kv, Access access, RateLimiter rateLimiter, CallSlots slots) {
+    KvRoutes(ReplicatedKv kv, Access access, RateLimiter rateLimiter, CallSlots slots, BodyReader bodies) {
+        this.bodies = bodies;
         this.kv = kv;
         this.access = access;
         this.rateLimiter = rateLimiter;
@@ -58,7 +60,7 @@ final class KvRoutes {
         Access.Caller caller = access.authenticate(ctx.header("Authorization"));
         try (CallSlots.Slot slot = slots.take(caller.tenant())) {
             Settings settings = kv.local(KvEngine::settings);
-            List<Op> ops = CallParser.parseBatch(Json.parseBody(RequestBody.read(ctx, settings.maxBodyBytes())), settings);
+            List<Op> ops = CallParser.parseBatch(Json.parseBody(bodies.read(ctx, settings.maxBodyBytes())), settings);
             if (ops.isEmpty()) {
                 respond(ctx, 200, ResultJson.batch(new Outcome.Completed(List.of()), List.of()));
                 return;
@@ -88,7 +90,7 @@ final class KvRoutes {
         };
         JsonNode body = null;
         if (!method.equals("GET")) {
-            byte[] bytes = RequestBody.read(ctx, settings.maxBodyBytes());
+            byte[] bytes = bodies.read(ctx, settings.maxBodyBytes());
             if (bytes.length > 0 || method.equals("PUT")) body = Json.parseBody(bytes);
         }
         Op op = CallParser.parseSingle(opName, nsAndKey[0], nsAndKey[1], body, settings);

@@ -171,6 +171,15 @@ class HostileInputTest {
         refused(node.http("PUT", "/api/v1/admin/settings", "{\"\\udc00\":1}", Map.of()), 400, "kv_bad_request", "kv_bad_request");
     }
 
+    @Test
+    void aValueNestedTooDeepToReadBackIsRefused() {
+        String deep = "[".repeat(600) + "1" + "]".repeat(600);
+        refused(batch(node, "[" + put(NS, "deep", deep) + "]"), 400, "kv_bad_request", "kv_bad_body");
+        String fits = "[".repeat(400) + "1" + "]".repeat(400);
+        JsonNode stored = ok(node, put(NS, "deep", fits), "{\"op\":\"getPrefix\",\"ns\":\"" + NS + "\",\"prefix\":\"deep\"}");
+        assertThat(stored.get(1).get("rows").get(0).get("key").asText()).isEqualTo("deep");
+    }
+
     // ---- what Jetty refuses before routing
 
     @Test

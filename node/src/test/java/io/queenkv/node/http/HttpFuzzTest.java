@@ -259,8 +259,11 @@ class HttpFuzzTest {
             headers.computeIfPresent("Idempotency-Key", (k, v) -> v.matches("i[12]") ? v + "-" + run : v);
             RawHttp.Answer answer = RawHttp.exchange(node.baseUrl,
                     RawHttp.request("127.0.0.1", call.method(), path, headers, body), ANSWER_WITHIN);
-            String where = "call " + (i + 1) + " (" + call + ") answered " + answer.status() + " " + answer.body();
+            String where = "call " + (i + 1) + " (" + call + ") answered " + answer.status() + " " + brief(answer.body());
             assertDocumented(answer, call.method(), where);
+            boolean bodyRead = call.method().equals("POST") || call.method().equals("PUT") || call.method().equals("DELETE");
+            if (answer.status() == 200 && body != null && path.startsWith("/api/v1/kv") && bodyRead)
+                assertThat(strictUtf8(body)).as("accepted a body that is not UTF-8: " + where).isTrue();
             if (answer.status() == 200) account(ledger, recordedIdempotencyKeys, ns, call.method(), path, headers, body, answer, where);
         }
         assertThat(node.get("/healthz").statusCode()).isEqualTo(200);
@@ -296,7 +299,8 @@ class HttpFuzzTest {
         JsonNode reply = Wire.json(answer.body());
         List<JsonNode> elements = new ArrayList<>();
         List<JsonNode> ops = new ArrayList<>();
-        if (path.equals("/api/v1/kv") || path.startsWith("/api/v1/kv?")) {
+        // POST is the batch route whatever follows it (a trailing slash, a query string); the single-key routes take no POST.
+        if (method.equals("POST")) {
             JsonNode request = Wire.json(new String(body, StandardCharsets.UTF_8));
             JsonNode list = request.isArray() ? request : request.get("operations");
             boolean write = false;
@@ -321,6 +325,10 @@ class HttpFuzzTest {
             JsonNode op = ops.get(e.get("index").asInt());
             if (!op.path("ns").asText().equals(ns) || !e.path("applied").asBoolean(false)) continue;
             String key = e.get("key").asText();
+            // Accepted input is stored as sent, never altered (no '?' for a lone surrogate, no '/' for an overlong one).
+            if (op.path("key").isTextual()) assertThat(key).as("key as sent: " + where).isEqualTo(op.get("key").textValue());
+            if (e.get("op").asText().startsWith("put"))
+                assertThat(e.get("value").equals(op.get("value"))).as("value as sent: %s, stored %s; %s", brief(op.get("value")), brief(e.get("value")), where).isTrue();
             boolean shortTtl = op.has("ttlSeconds") && op.get("ttlSeconds").isNumber() && op.get("ttlSeconds").asDouble() < 600;
             switch (e.get("op").asText()) {
                 case "put", "putIfAbsent" -> ledger.put(key, new Stored(e.get("value"), e.get("version").asLong(), shortTtl));
@@ -349,19 +357,36 @@ class HttpFuzzTest {
         }
         for (Map.Entry<String, JsonNode> row : found.entrySet()) {
             Stored expected = ledger.get(row.getKey());
-            assertThat(expected).as("key %s is stored (%s) but no accepted write put it there; ledger %s", row.getKey(), row.getValue(), ledger).isNotNull();
-            assertThat(row.getValue().get("value")).as("value of %s", row.getKey()).isEqualTo(expected.value());
+            assertThat(expected).as("key %s is stored (%s) but no accepted write put it there; ledger %s", row.getKey(), brief(row.getValue()),
+                    brief(ledger)).isNotNull();
+            assertThat(row.getValue().get("value").equals(expected.value())).as("value of %s: %s, acknowledged %s", row.getKey(),
+                    brief(row.getValue().get("value")), brief(expected.value())).isTrue();
             assertThat(row.getValue().get("version").asLong()).as("version of %s", row.getKey()).isEqualTo(expected.version());
         }
         for (Map.Entry<String, Stored> entry : ledger.entrySet())
             if (!entry.getValue().mayExpire())
-                assertThat(found).as("key %s was acknowledged as written; ledger %s", entry.getKey(), ledger).containsKey(entry.getKey());
+                assertThat(found.keySet()).as("key %s was acknowledged as written; ledger %s", entry.getKey(), brief(ledger)).contains(entry.getKey());
     }
 
     // ================================================================= byte surgery
 
     static byte[] utf8(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** At most 300 characters of {@code o}: reports stay readable with big bodies in them. */
+    static String brief(Object o) {
+        String s = String.valueOf(o);
+        return s.length() <= 300 ? s : s.substring(0, 300) + "…(" + s.length() + " characters)";
+    }
+
+    static boolean strictUtf8(byte[] b) {
+        try {
+            StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(b));
+            return true;
+        } catch (java.nio.charset.CharacterCodingException e) {
+            return false;
+        }
     }
 
     static byte[] bytes(int... values) {

@@ -23,18 +23,17 @@ import io.queenkv.node.kv.Refusal.Reason;
  * {@link #DEADLINE}; Jetty's idle timeout and minimum data rate (see {@link HttpServer}) end reads
  * that stall or trickle.
  */
-final class RequestBody {
-    private static final Logger LOG = LoggerFactory.getLogger(RequestBody.class);
+final class BodyReader {
+    private static final Logger LOG = LoggerFactory.getLogger(BodyReader.class);
     static final Duration DEADLINE = Duration.ofSeconds(30);
     /** A quarter of the heap, at least 64 MiB: room for a few full-size calls and their parsed trees. */
     static final long BUDGET_BYTES = Math.max(64L << 20, Runtime.getRuntime().maxMemory() / 4);
     private static final int KIB = 1024;
-    private static final Semaphore BUDGET_KIB = new Semaphore((int) Math.min(Integer.MAX_VALUE, BUDGET_BYTES / KIB));
-
-    private RequestBody() {}
+    /** The node's budget, in KiB, for the bytes of the bodies being read. */
+    private final Semaphore budgetKib = new Semaphore((int) Math.min(Integer.MAX_VALUE, BUDGET_BYTES / KIB));
 
     /** The whole body, or a refusal: 413 past {@code limit}, 408 when it does not arrive in time. */
-    static byte[] read(Context ctx, long limit) {
+    byte[] read(Context ctx, long limit) {
         long declared = ctx.req().getContentLengthLong();
         if (declared > limit) throw tooLarge(declared, limit);
         long deadline = System.nanoTime() + DEADLINE.toNanos();
@@ -47,7 +46,7 @@ final class RequestBody {
                 // Reserve 64 KiB ahead of what is held, so most reads reserve nothing.
                 int neededKib = (int) Math.min(Integer.MAX_VALUE, (out.size() + (long) n) / KIB + 64);
                 if (neededKib > reservedKib) {
-                    if (!BUDGET_KIB.tryAcquire(neededKib - reservedKib))
+                    if (!budgetKib.tryAcquire(neededKib - reservedKib))
                         throw new Refusal(Reason.KV_RETRY, "this node is reading as many request bodies as it has memory for; try again");
                     reservedKib = neededKib;
                 }
@@ -62,7 +61,7 @@ final class RequestBody {
             if (timedOut(e)) throw new Refusal(Reason.REQUEST_TIMEOUT, "the body stalled or arrived too slowly");
             throw new Refusal(Reason.KV_BAD_BODY, "the body could not be read (it ended before its declared length, or the client went away)");
         } finally {
-            BUDGET_KIB.release(reservedKib);
+            budgetKib.release(reservedKib);
         }
     }
 
