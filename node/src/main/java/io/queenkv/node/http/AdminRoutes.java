@@ -38,11 +38,11 @@ final class AdminRoutes {
     private final BodyReader bodies;
 
     AdminRoutes(ReplicatedKv kv, Access access, CallSlots slots, BodyReader bodies) {
-        this.bodies = bodies;
         this.kv = kv;
         this.admin = new ClusterAdmin(kv);
         this.access = access;
         this.slots = slots;
+        this.bodies = bodies;
     }
 
     /** An admin route: an admin caller, holding a call slot like any other call. */

@@ -48,11 +48,11 @@ final class KvRoutes {
     private final BodyReader bodies;
 
     KvRoutes(ReplicatedKv kv, Access access, RateLimiter rateLimiter, CallSlots slots, BodyReader bodies) {
-        this.bodies = bodies;
         this.kv = kv;
         this.access = access;
         this.rateLimiter = rateLimiter;
         this.slots = slots;
+        this.bodies = bodies;
     }
 
     /** {@code POST /api/v1/kv}. */

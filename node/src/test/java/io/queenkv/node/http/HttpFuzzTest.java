@@ -50,12 +50,12 @@ import io.queenkv.node.testing.property.PropertyRunner;
  *
  * Each sequence writes to a namespace of its own ({@code fz<n>}, substituted into the generated
  * requests when they are sent), so sequences, and the minimiser's replays, start from empty state.
- * {@value #SEQUENCES} sequences run by default (about half a minute on two cores); a failure
+ * {@value #SEQUENCES} sequences run by default (about 40 s on two cores); a failure
  * prints the seed and the minimised requests. Longer:
  * {@code mvn -pl node test -Dtest=HttpFuzzTest -Dqueenkv.property.tries=5000}.
  */
 class HttpFuzzTest {
-    static final int SEQUENCES = 120;
+    static final int SEQUENCES = 200;
     static final String NS_TOKEN = "fz";
     static final Set<Integer> DOCUMENTED = Set.of(200, 400, 404, 408, 409, 413, 414, 426, 429, 431, 501, 503, 505);
     static final Duration ANSWER_WITHIN = Duration.ofSeconds(20);

@@ -93,6 +93,13 @@ class StarvationTest {
         for (int i = 0; i < ATTACKERS; i++)
             open(head("POST", "/api/v1/kv", ATTACKER_TOKEN, 32L * 1024 * 1024));
         probeThroughout();
+        // And each stalled body ends: refused at once (429, over the tenant's bound) or timed out (408)
+        // once idle for the idle timeout, its connection closed either way.
+        for (Socket socket : sockets) {
+            socket.setSoTimeout((int) HttpServer.IDLE_TIMEOUT.plusSeconds(10).toMillis());
+            String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+            assertThat(answer).as("answer to a stalled body").matches("(?s)(HTTP/1.1 (408|429) .*)?");
+        }
     }
 
     @Test
