@@ -20,12 +20,16 @@ import io.queenkv.node.kv.Refusal.Reason;
  * that declares 32 MiB and sends nothing costs a few KiB. The bytes held by all bodies being read
  * at once are bounded by {@link #BUDGET_BYTES}; a body that would pass it is refused with 503
  * {@code kv_retry} (the node is busy, not the call wrong). A body must arrive whole within
- * {@link #DEADLINE}; Jetty's idle timeout and minimum data rate (see {@link HttpServer}) end reads
- * that stall or trickle.
+ * {@link #DEADLINE} of the node starting to read it, and after the first {@link #GRACE} at
+ * {@link #MIN_BYTES_PER_SECOND} or faster on average: a trickle is refused with 408 at the next byte it sends. A body that stops arriving
+ * at all is ended by Jetty's idle timeout (see {@link HttpServer}).
  */
 final class BodyReader {
     private static final Logger LOG = LoggerFactory.getLogger(BodyReader.class);
     static final Duration DEADLINE = Duration.ofSeconds(30);
+    /** A slow start (a TCP window, a client that sends the head first) is no trickle. */
+    static final Duration GRACE = Duration.ofSeconds(1);
+    static final long MIN_BYTES_PER_SECOND = 16 * 1024;
     /** A quarter of the heap, at least 64 MiB: room for a few full-size calls and their parsed trees. */
     static final long BUDGET_BYTES = Math.max(64L << 20, Runtime.getRuntime().maxMemory() / 4);
     private static final int KIB = 1024;
@@ -36,7 +40,7 @@ final class BodyReader {
     byte[] read(Context ctx, long limit) {
         long declared = ctx.req().getContentLengthLong();
         if (declared > limit) throw tooLarge(declared, limit);
-        long deadline = System.nanoTime() + DEADLINE.toNanos();
+        long started = System.nanoTime();
         int reservedKib = 0;
         try (InputStream in = ctx.req().getInputStream()) {
             ByteArrayOutputStream out = new ByteArrayOutputStream(1024);
@@ -51,8 +55,7 @@ final class BodyReader {
                     reservedKib = neededKib;
                 }
                 out.write(buffer, 0, n);
-                if (System.nanoTime() - deadline > 0)
-                    throw new Refusal(Reason.REQUEST_TIMEOUT, "the body did not arrive within " + DEADLINE.toSeconds() + " s");
+                checkPace(out.size(), System.nanoTime() - started);
             }
             return out.toByteArray();
         } catch (IOException | RuntimeException e) {
@@ -63,6 +66,13 @@ final class BodyReader {
         } finally {
             budgetKib.release(reservedKib);
         }
+    }
+
+    private static void checkPace(long bytes, long elapsedNanos) {
+        if (elapsedNanos > DEADLINE.toNanos())
+            throw new Refusal(Reason.REQUEST_TIMEOUT, "the body did not arrive within " + DEADLINE.toSeconds() + " s");
+        if (elapsedNanos > GRACE.toNanos() && bytes < MIN_BYTES_PER_SECOND * elapsedNanos / 1_000_000_000L)
+            throw new Refusal(Reason.REQUEST_TIMEOUT, "the body arrives slower than " + MIN_BYTES_PER_SECOND / 1024 + " KiB/s");
     }
 
     private static boolean timedOut(Throwable failure) {

@@ -35,8 +35,6 @@ public final class HttpServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(HttpServer.class);
     /** See {@link BodyReader} and {@link CallSlots} for the other bounds; README "Limits and timeouts" lists them all. */
     static final Duration IDLE_TIMEOUT = Duration.ofSeconds(15);
-    /** A body that arrives slower than this, on average since its first byte, is refused with 408. */
-    static final long MIN_BODY_BYTES_PER_SECOND = 16 * 1024;
 
     private final ReplicatedKv kv;
     private final NodeMetrics metrics;
@@ -61,8 +59,6 @@ public final class HttpServer implements AutoCloseable {
                 // A request that neither sends nor takes bytes for this long is ended: stalled
                 // bodies and unread answers give their thread back. Longer than a call's deadline.
                 http.setIdleTimeout(IDLE_TIMEOUT.toMillis());
-                // Jetty's servlet input enforces this from a body's first byte (its response rate it does not).
-                http.setMinRequestDataRate(MIN_BODY_BYTES_PER_SECOND);
             });
             // Requests Jetty refuses before routing (e.g. a path holding %00) still get a JSON error body.
             config.jetty.modifyServer(server -> server.setErrorHandler(new JsonErrorHandler()));
