@@ -50,7 +50,7 @@ import io.queenkv.node.testing.property.PropertyRunner;
  *
  * Each sequence writes to a namespace of its own ({@code fz<n>}, substituted into the generated
  * requests when they are sent), so sequences, and the minimiser's replays, start from empty state.
- * {@value #SEQUENCES} sequences run by default (about 40 s on two cores); a failure
+ * {@value #SEQUENCES} sequences run by default (about 20 s on two cores); a failure
  * prints the seed and the minimised requests. Longer:
  * {@code mvn -pl node test -Dtest=HttpFuzzTest -Dqueenkv.property.tries=5000}.
  */
