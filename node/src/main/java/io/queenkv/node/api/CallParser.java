@@ -160,7 +160,10 @@ public final class CallParser {
 
         JsonValue value() {
             if (!node.has("value")) throw Refusal.atOp(i, Reason.KV_BAD_REQUEST, "'value' is required (JSON null is a value)");
-            JsonValue value = JsonValue.of(Json.compact(node.get("value")));
+            String json = Json.compact(node.get("value"));
+            // An escaped lone surrogate ("\ud800") parses, but has no UTF-8 form: refused, never replaced by '?'.
+            if (!CallRules.isValidUnicode(json)) throw Refusal.atOp(i, Reason.KV_BAD_BODY, "value holds an unpaired surrogate");
+            JsonValue value = JsonValue.of(json);
             CallRules.checkValue(i, value, settings);
             return value;
         }

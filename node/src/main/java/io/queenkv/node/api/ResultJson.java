@@ -52,9 +52,31 @@ public final class ResultJson {
             g.writeStartObject();
             g.writeStringField("error", reason.error());
             g.writeStringField("reason", reason.wire());
-            g.writeStringField("detail", detail == null ? "" : detail);
+            g.writeStringField("detail", detail == null ? "" : wellFormed(detail));
             g.writeEndObject();
         });
+    }
+
+    /**
+     * A detail may quote what the caller sent (an unknown op's name); a lone surrogate there would make
+     * the error itself unwritable, so it is shown as U+FFFD. Only details are touched, never data.
+     */
+    private static String wellFormed(String text) {
+        StringBuilder out = null;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            boolean pairStart = Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1));
+            if (pairStart) {
+                if (out != null) out.append(c).append(text.charAt(i + 1));
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                if (out == null) out = new StringBuilder(text.length()).append(text, 0, i);
+                out.append('\uFFFD');
+            } else if (out != null) {
+                out.append(c);
+            }
+        }
+        return out == null ? text : out.toString();
     }
 
     private static void writePrecondition(JsonGenerator g, PreconditionFailed p) throws IOException {

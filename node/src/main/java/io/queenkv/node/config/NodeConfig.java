@@ -21,7 +21,7 @@ public record NodeConfig(String nodeId, String host, String bindAddress, int htt
                          Path dataDir, Settings seedSettings, Path tokensFile, long snapshotEveryEntries,
                          String clusterId, InitialClusterState initialClusterState, TlsFiles tls,
                          boolean metricsRequireToken) {
-    private static final Pattern NODE_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,62}");
+    public static final Pattern NODE_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,62}");
 
     /** A member of the initial group: {@code id=host:raftPort:httpPort}. */
     public record Peer(String id, String host, int raftPort, int httpPort) {

@@ -27,14 +27,35 @@ import io.queenkv.node.raft.ReplicatedKv;
  * only (any caller while auth is off).
  */
 final class AdminRoutes {
+    /** Admin bodies are a few fields. */
+    private static final long MAX_BODY_BYTES = 64 * 1024;
+
     private final ReplicatedKv kv;
     private final ClusterAdmin admin;
     private final Access access;
+    private final CallSlots slots;
+    private final BodyReader bodies;
 
-    AdminRoutes(ReplicatedKv kv, Access access) {
+    AdminRoutes(ReplicatedKv kv, Access access, CallSlots slots, BodyReader bodies) {
         this.kv = kv;
         this.admin = new ClusterAdmin(kv);
         this.access = access;
+        this.slots = slots;
+        this.bodies = bodies;
+    }
+
+    /** An admin route: an admin caller, holding a call slot like any other call. */
+    interface AdminCall {
+        void handle(Context ctx) throws IOException;
+    }
+
+    io.javalin.http.Handler guarded(AdminCall call) {
+        return ctx -> {
+            Access.Caller caller = authorize(ctx);
+            try (CallSlots.Slot slot = slots.take(caller.tenant())) {
+                call.handle(ctx);
+            }
+        };
     }
 
     /** {@code PUT /api/v1/admin/settings}: any subset of the settings; the rest stay as they are. */
@@ -67,23 +88,22 @@ final class AdminRoutes {
     void addMember(Context ctx) throws IOException {
         JsonNode body = adminBody(ctx);
         String id = text(body, "id");
-        String[] raft = hostPort(text(body, "raftAddress"), "raftAddress");
-        String[] http = hostPort(text(body, "httpAddress"), "httpAddress");
-        if (!raft[0].equals(http[0])) throw new Refusal(Reason.KV_BAD_REQUEST, "raftAddress and httpAddress must name the same host");
-        NodeConfig.Peer peer = new NodeConfig.Peer(id, raft[0], Integer.parseInt(raft[1]), Integer.parseInt(http[1]));
+        if (!NodeConfig.NODE_ID.matcher(id).matches()) throw new Refusal(Reason.KV_BAD_REQUEST, "'id' must match " + NodeConfig.NODE_ID.pattern());
+        HostPort raft = HostPort.parse(text(body, "raftAddress"), "raftAddress");
+        HostPort http = HostPort.parse(text(body, "httpAddress"), "httpAddress");
+        if (!raft.host().equals(http.host())) throw new Refusal(Reason.KV_BAD_REQUEST, "raftAddress and httpAddress must name the same host");
+        NodeConfig.Peer peer = new NodeConfig.Peer(id, raft.host(), raft.port(), http.port());
         respond(ctx, Map.of("members", render(admin.addMember(peer))));
     }
 
     /** {@code DELETE /api/v1/admin/members/{id}}. */
     void removeMember(Context ctx) throws IOException {
-        authorize(ctx);
         respond(ctx, Map.of("members", render(admin.removeMember(ctx.pathParam("id")))));
     }
 
     /** {@code POST /api/v1/admin/leadership}: {@code {"to":"n2"}}, or no body for any other member. */
     void transferLeadership(Context ctx) throws IOException {
-        authorize(ctx);
-        byte[] raw = ctx.bodyAsBytes();
+        byte[] raw = bodies.read(ctx, MAX_BODY_BYTES);
         JsonNode body = raw.length == 0 ? Json.MAPPER.createObjectNode() : Json.parseBody(raw);
         JsonNode to = body.get("to");
         if (to != null && !to.isNull() && !to.isTextual()) throw new Refusal(Reason.KV_BAD_REQUEST, "'to' must be a member id");
@@ -92,7 +112,6 @@ final class AdminRoutes {
 
     /** {@code POST /api/v1/admin/snapshot}: takes a snapshot on this node now. */
     void snapshot(Context ctx) throws IOException {
-        authorize(ctx);
         respond(ctx, Map.of("snapshotIndex", admin.snapshot()));
     }
 
@@ -106,14 +125,14 @@ final class AdminRoutes {
         }).toList();
     }
 
-    private void authorize(Context ctx) {
-        if (access.authenticate(ctx.header("Authorization")).role() != Access.Role.ADMIN)
-            throw new Refusal(Reason.FORBIDDEN, "admin routes need an admin token");
+    private Access.Caller authorize(Context ctx) {
+        Access.Caller caller = access.authenticate(ctx.header("Authorization"));
+        if (caller.role() != Access.Role.ADMIN) throw new Refusal(Reason.FORBIDDEN, "admin routes need an admin token");
+        return caller;
     }
 
     private JsonNode adminBody(Context ctx) {
-        authorize(ctx);
-        JsonNode body = Json.parseBody(ctx.bodyAsBytes());
+        JsonNode body = Json.parseBody(bodies.read(ctx, MAX_BODY_BYTES));
         if (!body.isObject()) throw new Refusal(Reason.KV_BAD_BODY, "body must be a JSON object");
         return body;
     }
@@ -122,17 +141,6 @@ final class AdminRoutes {
         JsonNode n = body.get(field);
         if (n == null || !n.isTextual() || n.textValue().isBlank()) throw new Refusal(Reason.KV_BAD_REQUEST, "'" + field + "' is required");
         return n.textValue();
-    }
-
-    private static String[] hostPort(String address, String field) {
-        int colon = address.lastIndexOf(':');
-        try {
-            int port = Integer.parseInt(address.substring(colon + 1));
-            if (colon <= 0 || port < 1 || port > 65535) throw new NumberFormatException();
-            return new String[] {address.substring(0, colon), Integer.toString(port)};
-        } catch (RuntimeException e) {
-            throw new Refusal(Reason.KV_BAD_REQUEST, "'" + field + "' must be host:port");
-        }
     }
 
     private static void respond(Context ctx, Map<String, Object> body) throws IOException {

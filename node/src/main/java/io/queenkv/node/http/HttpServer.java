@@ -17,6 +17,9 @@ import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.SslConnectionFactory;
 import org.eclipse.jetty.util.ssl.SslContextFactory;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import io.javalin.Javalin;
 import io.javalin.http.Context;
@@ -38,6 +41,9 @@ public final class HttpServer implements AutoCloseable {
     static final long READY_LAG_ENTRIES = 1_000;
     private static final String STARTED_AT = "queenkv.startedAt";
     private static final String ROUTE = "queenkv.route";
+    private static final Logger LOG = LoggerFactory.getLogger(HttpServer.class);
+    /** See {@link BodyReader} and {@link CallSlots} for the other bounds; README "Limits and timeouts" lists them all. */
+    static final Duration IDLE_TIMEOUT = Duration.ofSeconds(15);
 
     private final ReplicatedKv kv;
     private final NodeMetrics metrics;
@@ -50,15 +56,23 @@ public final class HttpServer implements AutoCloseable {
     public HttpServer(ReplicatedKv kv, Access access, String bindAddress, int port, NodeTls tls, boolean metricsRequireToken) {
         this.kv = kv;
         this.metrics = new NodeMetrics(kv);
-        KvRoutes routes = new KvRoutes(kv, access, new RateLimiter(System::nanoTime));
-        AdminRoutes admin = new AdminRoutes(kv, access);
+        CallSlots slots = new CallSlots();
+        BodyReader bodies = new BodyReader();
+        KvRoutes routes = new KvRoutes(kv, access, new RateLimiter(System::nanoTime), slots, bodies);
+        AdminRoutes admin = new AdminRoutes(kv, access, slots, bodies);
         this.app = Javalin.create(config -> {
             config.startup.showJavalinBanner = false;
             config.startup.showOldJavalinVersionWarning = false;
             config.jetty.host = bindAddress;
             config.jetty.port = port;
-            // Keys may hold an encoded slash (%2F); the KV routes decode the raw path themselves.
-            config.jetty.modifyHttpConfiguration(http -> http.setUriCompliance(UriCompliance.UNSAFE));
+            config.jetty.threadPool = threadPool();
+            config.jetty.modifyHttpConfiguration(http -> {
+                // Keys may hold an encoded slash (%2F); the KV routes decode the raw path themselves.
+                http.setUriCompliance(UriCompliance.UNSAFE);
+                // A request that neither sends nor takes bytes for this long is ended: stalled
+                // bodies and unread answers give their thread back. Longer than a call's deadline.
+                http.setIdleTimeout(IDLE_TIMEOUT.toMillis());
+            });
             // Requests Jetty refuses before routing (e.g. a path holding %00) still get a JSON error body.
             config.jetty.modifyServer(server -> server.setErrorHandler(new JsonErrorHandler()));
             // With a connector of our own Javalin adds no plain one: the port speaks TLS or nothing.
@@ -83,11 +97,11 @@ public final class HttpServer implements AutoCloseable {
                 access.authenticate(ctx.header("Authorization")); // any role; it names members and addresses
                 KvRoutes.respond(ctx, 200, Json.MAPPER.writeValueAsBytes(clusterStatus()));
             }));
-            config.routes.put("/api/v1/admin/settings", named("/api/v1/admin/settings", admin::changeSettings));
-            config.routes.post("/api/v1/admin/members", named("/api/v1/admin/members", admin::addMember));
-            config.routes.delete("/api/v1/admin/members/{id}", named("/api/v1/admin/members/{id}", admin::removeMember));
-            config.routes.post("/api/v1/admin/leadership", named("/api/v1/admin/leadership", admin::transferLeadership));
-            config.routes.post("/api/v1/admin/snapshot", named("/api/v1/admin/snapshot", admin::snapshot));
+            config.routes.put("/api/v1/admin/settings", named("/api/v1/admin/settings", admin.guarded(admin::changeSettings)));
+            config.routes.post("/api/v1/admin/members", named("/api/v1/admin/members", admin.guarded(admin::addMember)));
+            config.routes.delete("/api/v1/admin/members/{id}", named("/api/v1/admin/members/{id}", admin.guarded(admin::removeMember)));
+            config.routes.post("/api/v1/admin/leadership", named("/api/v1/admin/leadership", admin.guarded(admin::transferLeadership)));
+            config.routes.post("/api/v1/admin/snapshot", named("/api/v1/admin/snapshot", admin.guarded(admin::snapshot)));
             config.routes.exception(Refusal.class, (e, ctx) -> refuse(ctx, e.reason(), e.detail()));
             // A Raft call that failed outside the KV path (admin operations): unavailable, not internal.
             config.routes.exception(java.io.IOException.class, (e, ctx) -> {
@@ -95,11 +109,14 @@ public final class HttpServer implements AutoCloseable {
                 refuse(ctx, r.reason(), r.detail());
             });
             config.routes.exception(Exception.class, (e, ctx) -> {
-                ctx.status(500).contentType("application/json")
-                        .result("{\"error\":\"internal\",\"reason\":\"internal\",\"detail\":" + Json.MAPPER.valueToTree(String.valueOf(e)) + "}");
+                LOG.error("{} {} failed", ctx.method(), ctx.attribute(ROUTE), e);
+                refuse(ctx, Reason.INTERNAL, "the node failed on this call; its log says why");
             });
-            // No KV route answers 404 (an absent key is 200 found:false); only unknown paths do.
-            config.routes.error(404, ctx -> refuse(ctx, Reason.NOT_FOUND, "no route " + ctx.method() + " " + ctx.path()));
+            // No KV route answers 404 (an absent key is 200 found:false); unknown paths do, and an
+            // admin route's own 404 (no such member) keeps its body.
+            config.routes.error(404, ctx -> {
+                if (ctx.attribute(ROUTE) == null) refuse(ctx, Reason.NOT_FOUND, "no route " + ctx.method().name() + " " + ctx.path());
+            });
         });
         app.start();
     }
@@ -136,19 +153,22 @@ public final class HttpServer implements AutoCloseable {
         };
     }
 
+    /** Server threads: the node-wide call bound plus room for probes, metrics, refusals and Jetty's own selectors. */
+    private static QueuedThreadPool threadPool() {
+        QueuedThreadPool pool = new QueuedThreadPool(CallSlots.PER_NODE + 64, 8, 60_000);
+        pool.setName("queen-kv-http");
+        return pool;
+    }
+
     private static void refuse(Context ctx, Reason reason, String detail) {
-        if (reason.status() == 503) ctx.header("Retry-After", "1");
+        if ((reason.status() == 503 || reason.status() == 429) && ctx.res().getHeader("Retry-After") == null) ctx.header("Retry-After", "1");
         KvRoutes.respond(ctx, reason.status(), ResultJson.error(reason, detail));
     }
 
     private void recordRequest(Context ctx) {
         Long started = ctx.attribute(STARTED_AT);
         if (started == null) return;
-        String route = ctx.attribute(ROUTE);
-        if (route == null) route = "unmatched";
-        int status = ctx.statusCode();
-        String outcome = status < 400 ? "ok" : status < 500 ? "refused" : "failed";
-        metrics.request(ctx.method().name(), route, status, outcome, Duration.ofNanos(System.nanoTime() - started));
+        metrics.request(ctx.method().name(), ctx.attribute(ROUTE), ctx.statusCode(), Duration.ofNanos(System.nanoTime() - started));
     }
 
     private void readyz(Context ctx) {

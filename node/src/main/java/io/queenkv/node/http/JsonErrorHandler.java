@@ -1,6 +1,8 @@
 package io.queenkv.node.http;
 
 import java.nio.ByteBuffer;
+import java.util.Locale;
+import java.util.regex.Pattern;
 
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpStatus;
@@ -8,46 +10,78 @@ import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.handler.ErrorHandler;
 import org.eclipse.jetty.util.Callback;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import io.queenkv.node.api.ResultJson;
 import io.queenkv.node.kv.Refusal.Reason;
 
 /**
  * Errors Jetty answers before a request reaches a route (a path Jetty cannot parse, such as one
- * holding {@code %00}; a malformed request line or header) get the contract's JSON error body
- * instead of Jetty's HTML page.
+ * holding {@code %00}; a malformed request line or header; headers or a URI too long; an HTTP/2
+ * preface) get the contract's JSON error body, with a reason from {@link Reason}, instead of
+ * Jetty's HTML page or bare status line.
  */
 final class JsonErrorHandler extends ErrorHandler {
+    private static final Logger LOG = LoggerFactory.getLogger(JsonErrorHandler.class);
+    /** Text that names a class or a package (a library's exception message), which no detail shows. */
+    private static final Pattern NAMES_CODE = Pattern.compile("\\b[a-z]+\\.[a-z]+\\.[a-zA-Z]|[A-Z]\\w*(Exception|Error)\\b|`");
+
+    /** Jetty answers only GET, POST and HEAD with a body; a made-up method or an HTTP/2 preface deserves one too. */
+    @Override
+    public boolean errorPageForMethod(String method) {
+        return true;
+    }
+
     @Override
     protected void generateResponse(Request request, Response response, int code, String message, Throwable cause,
                                     Callback callback) {
-        String detail = describe(code, message, cause);
-        byte[] body = switch (code) {
-            // A path Jetty refuses holds a character no key or namespace may hold (NUL, an illegal escape).
-            case 400 -> ResultJson.error(mentionsPath(cause) ? Reason.KV_BAD_KEY : Reason.KV_BAD_REQUEST, detail);
-            case 413 -> ResultJson.error(Reason.PAYLOAD_TOO_LARGE, detail);
-            default -> {
-                String reason = HttpStatus.getMessage(code).toLowerCase(java.util.Locale.ROOT).replaceAll("[^a-z0-9]+", "_");
-                yield ("{\"error\":\"" + reason + "\",\"reason\":\"" + reason + "\",\"detail\":"
-                        + io.queenkv.node.api.Json.MAPPER.valueToTree(detail) + "}").getBytes(java.nio.charset.StandardCharsets.UTF_8);
-            }
-        };
+        Reason reason = reasonFor(code, cause);
+        if (cause != null) LOG.debug("refused before routing with {}", code, cause);
+        byte[] body = ResultJson.error(reason, "the request was refused before routing: " + describe(code, message, cause));
+        response.setStatus(reason.status());
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/json");
         response.getHeaders().put(HttpHeader.CONTENT_LENGTH, body.length);
         response.write(true, ByteBuffer.wrap(body), callback);
     }
 
+    /** Jetty's status as a reason of ours; a status we do not list answers as the nearest one we do. */
+    static Reason reasonFor(int code, Throwable cause) {
+        return switch (code) {
+            // A path Jetty refuses holds a character no key or namespace may hold (NUL, an illegal escape).
+            case 400 -> mentionsPath(cause) ? Reason.KV_BAD_KEY : Reason.KV_BAD_REQUEST;
+            case 404 -> Reason.NOT_FOUND;
+            case 408 -> Reason.REQUEST_TIMEOUT;
+            case 413 -> Reason.PAYLOAD_TOO_LARGE;
+            case 414 -> Reason.URI_TOO_LONG;
+            case 426 -> Reason.UPGRADE_REQUIRED;
+            case 429 -> Reason.RATE_LIMITED;
+            case 431 -> Reason.HEADERS_TOO_LARGE;
+            case 501 -> Reason.NOT_IMPLEMENTED;
+            case 503 -> Reason.KV_RETRY;
+            case 505 -> Reason.HTTP_VERSION_NOT_SUPPORTED;
+            default -> code >= 400 && code < 500 ? Reason.KV_BAD_REQUEST : Reason.INTERNAL;
+        };
+    }
+
     private static boolean mentionsPath(Throwable cause) {
         for (Throwable t = cause; t != null; t = t.getCause())
-            if (t.getMessage() != null && t.getMessage().toLowerCase(java.util.Locale.ROOT).contains("path")) return true;
+            if (t.getMessage() != null && t.getMessage().toLowerCase(Locale.ROOT).contains("path")) return true;
         return false;
     }
 
-    /** The innermost message: Jetty wraps the real reason ("Illegal character in path") in generic ones. */
+    /**
+     * The innermost plain message: Jetty wraps the real reason ("Illegal character in path") in
+     * generic ones. A message that names a class says nothing to a caller; the status text stands in.
+     */
     private static String describe(int code, String message, Throwable cause) {
-        String detail = message == null || message.isBlank() ? HttpStatus.getMessage(code) : message;
+        String detail = plain(message) ? message : HttpStatus.getMessage(code);
         for (Throwable t = cause; t != null; t = t.getCause())
-            if (t.getMessage() != null && !t.getMessage().isBlank()) detail = t.getMessage();
-        return "the request was refused before routing: " + detail;
+            if (plain(t.getMessage())) detail = t.getMessage();
+        return detail;
+    }
+
+    private static boolean plain(String text) {
+        return text != null && !text.isBlank() && text.length() < 200 && !NAMES_CODE.matcher(text).find();
     }
 }

@@ -2,16 +2,18 @@ package io.queenkv.node.http;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
@@ -37,34 +39,47 @@ import io.queenkv.node.raft.ReplicatedKv;
 final class KvRoutes {
     static final String KV_PREFIX = "/api/v1/kv/";
     private static final long CALL_TIMEOUT_SECONDS = 10;
+    private static final Logger LOG = LoggerFactory.getLogger(KvRoutes.class);
 
     private final ReplicatedKv kv;
     private final Access access;
     private final RateLimiter rateLimiter;
+    private final CallSlots slots;
+    private final BodyReader bodies;
 
-    KvRoutes(ReplicatedKv kv, Access access, RateLimiter rateLimiter) {
+    KvRoutes(ReplicatedKv kv, Access access, RateLimiter rateLimiter, CallSlots slots, BodyReader bodies) {
         this.kv = kv;
         this.access = access;
         this.rateLimiter = rateLimiter;
+        this.slots = slots;
+        this.bodies = bodies;
     }
 
     /** {@code POST /api/v1/kv}. */
     void batch(Context ctx) {
         Access.Caller caller = access.authenticate(ctx.header("Authorization"));
-        Settings settings = kv.local(KvEngine::settings);
-        List<Op> ops = CallParser.parseBatch(Json.parseBody(readBody(ctx, settings)), settings);
-        if (ops.isEmpty()) {
-            respond(ctx, 200, ResultJson.batch(new Outcome.Completed(List.of()), List.of()));
-            return;
+        try (CallSlots.Slot slot = slots.take(caller.tenant())) {
+            Settings settings = kv.local(KvEngine::settings);
+            List<Op> ops = CallParser.parseBatch(Json.parseBody(bodies.read(ctx, settings.maxBodyBytes())), settings);
+            if (ops.isEmpty()) {
+                respond(ctx, 200, ResultJson.batch(new Outcome.Completed(List.of()), List.of()));
+                return;
+            }
+            Outcome outcome = call(ctx, caller, settings, ops);
+            respond(ctx, 200, ResultJson.batch(outcome, ops.stream().map(Op::name).toList()));
         }
-        Outcome outcome = call(ctx, caller, settings, ops);
-        respond(ctx, 200, ResultJson.batch(outcome, ops.stream().map(Op::name).toList()));
     }
 
     /** {@code GET|PUT|DELETE /api/v1/kv/:ns/*key}. */
     void single(Context ctx) {
         if (ctx.queryString() != null) throw new Refusal(Reason.KV_NO_QUERY_STRING, "single-key routes take no query string");
         Access.Caller caller = access.authenticate(ctx.header("Authorization"));
+        try (CallSlots.Slot slot = slots.take(caller.tenant())) {
+            single(ctx, caller);
+        }
+    }
+
+    private void single(Context ctx, Access.Caller caller) {
         String[] nsAndKey = nsAndKey(ctx.req().getRequestURI());
         Settings settings = kv.local(KvEngine::settings);
         String method = ctx.method().name();
@@ -75,7 +90,7 @@ final class KvRoutes {
         };
         JsonNode body = null;
         if (!method.equals("GET")) {
-            byte[] bytes = readBody(ctx, settings);
+            byte[] bytes = bodies.read(ctx, settings.maxBodyBytes());
             if (bytes.length > 0 || method.equals("PUT")) body = Json.parseBody(bytes);
         }
         Op op = CallParser.parseSingle(opName, nsAndKey[0], nsAndKey[1], body, settings);
@@ -110,15 +125,17 @@ final class KvRoutes {
         return outcome;
     }
 
-    private static Outcome await(CompletableFuture<Outcome> future) {
+    /** Waits for a Raft call; one the caller gives up on is cancelled (its thread interrupted), not left running. */
+    private static Outcome await(Future<Outcome> future) {
         try {
             return future.get(CALL_TIMEOUT_SECONDS, TimeUnit.SECONDS);
         } catch (TimeoutException e) {
-            future.cancel(false);
+            future.cancel(true);
             throw new Refusal(Reason.KV_TIMEOUT, "the cluster did not answer in " + CALL_TIMEOUT_SECONDS + " s; the outcome of a write is unknown");
         } catch (ExecutionException e) {
             throw ReplicatedKv.unavailable(e.getCause());
         } catch (InterruptedException e) {
+            future.cancel(true);
             Thread.currentThread().interrupt();
             throw new Refusal(Reason.KV_RETRY, "interrupted");
         }
@@ -169,29 +186,19 @@ final class KvRoutes {
         }
     }
 
-    /** Reads the body, refusing it with 413 as soon as it passes the body limit in force. */
-    private static byte[] readBody(Context ctx, Settings settings) {
-        long limit = settings.maxBodyBytes();
-        long declared = ctx.req().getContentLengthLong();
-        if (declared > limit) throw tooLarge(declared, limit);
-        try (InputStream in = ctx.req().getInputStream()) {
-            ByteArrayOutputStream out = new ByteArrayOutputStream(declared > 0 ? (int) declared : 1024);
-            byte[] buffer = new byte[64 * 1024];
-            for (int n; (n = in.read(buffer)) >= 0; ) {
-                out.write(buffer, 0, n);
-                if (out.size() > limit) throw tooLarge(out.size(), limit);
-            }
-            return out.toByteArray();
-        } catch (IOException e) {
-            throw new Refusal(Reason.KV_BAD_BODY, "the body could not be read: " + e.getMessage());
-        }
-    }
-
-    private static Refusal tooLarge(long size, long limit) {
-        return new Refusal(Reason.PAYLOAD_TOO_LARGE, "the body is over the limit of " + limit + " bytes" + (size > 0 ? " (" + size + ")" : ""));
-    }
-
+    /**
+     * Writes the answer now, on the handler's thread, so the call's slot ({@link CallSlots}) is held
+     * until a client that does not read its answer has timed out.
+     */
     static void respond(Context ctx, int status, byte[] json) {
-        ctx.status(status).contentType("application/json").result(json);
+        ctx.status(status).contentType("application/json");
+        ctx.res().setContentLength(json.length);
+        try {
+            ctx.res().getOutputStream().write(json);
+            ctx.res().flushBuffer();
+        } catch (IOException e) {
+            // The client went away or stopped reading: nobody is left to answer.
+            LOG.debug("an answer could not be written", e);
+        }
     }
 }

@@ -1,6 +1,7 @@
 package io.queenkv.node.http;
 
 import java.time.Duration;
+import java.util.Set;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Timer;
@@ -11,6 +12,7 @@ import io.queenkv.node.raft.ReplicatedKv;
 
 /** The node's Prometheus metrics: requests by route and outcome, Raft indexes, stored keys and bytes. */
 final class NodeMetrics {
+    private static final Set<String> METHODS = Set.of("GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH", "TRACE", "CONNECT");
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
 
     NodeMetrics(ReplicatedKv kv) {
@@ -28,11 +30,19 @@ final class NodeMetrics {
                 .description("Compact JSON bytes of stored values").register(registry);
     }
 
-    /** Records one request; {@code route} is the route template, {@code outcome} the status class or reason. */
-    void request(String method, String route, int status, String outcome, Duration took) {
+    /**
+     * Records one request; {@code route} is the route template, null when none matched. Every label
+     * comes from a closed set, whatever a client sends: a made-up method counts as {@code OTHER}, every
+     * unmatched path as the one route {@code unmatched}, so no request adds a series of its own.
+     */
+    void request(String method, String route, int status, Duration took) {
+        String outcome = status < 400 ? "ok" : status < 500 ? "refused" : "failed";
         Timer.builder("queen_kv_http_requests")
                 .description("HTTP requests by route and outcome")
-                .tag("method", method).tag("route", route).tag("status", Integer.toString(status)).tag("outcome", outcome)
+                .tag("method", METHODS.contains(method) ? method : "OTHER")
+                .tag("route", route == null ? "unmatched" : route)
+                .tag("status", status >= 100 && status <= 599 ? Integer.toString(status) : "other")
+                .tag("outcome", outcome)
                 .publishPercentileHistogram(false)
                 .register(registry)
                 .record(took);

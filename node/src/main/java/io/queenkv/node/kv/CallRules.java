@@ -26,7 +26,7 @@ public final class CallRules {
         if (key == null) throw Refusal.atOp(index, Reason.KV_BAD_KEY, field + " is required");
         if (key.isEmpty()) throw Refusal.atOp(index, Reason.KV_BAD_KEY, field + " must not be empty");
         if (key.indexOf('\0') >= 0) throw Refusal.atOp(index, Reason.KV_BAD_KEY, field + " must not contain NUL");
-        if (!validUnicode(key)) throw Refusal.atOp(index, Reason.KV_BAD_KEY, field + " has an unpaired surrogate");
+        if (!isValidUnicode(key)) throw Refusal.atOp(index, Reason.KV_BAD_KEY, field + " has an unpaired surrogate");
         int bytes = key.getBytes(StandardCharsets.UTF_8).length;
         if (bytes > MAX_KEY_BYTES)
             throw Refusal.atOp(index, Reason.KV_KEY_TOO_LARGE, field + " is " + bytes + " bytes; the limit is " + MAX_KEY_BYTES);
@@ -115,7 +115,8 @@ public final class CallRules {
         checkValue(i, value, settings);
     }
 
-    private static boolean validUnicode(String s) {
+    /** No unpaired surrogate: the text has a UTF-8 form, so it is stored and answered exactly as sent. */
+    public static boolean isValidUnicode(String s) {
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
             if (Character.isHighSurrogate(c)) {

@@ -47,11 +47,21 @@ public final class Refusal extends RuntimeException {
         UNAUTHORIZED(401, "unauthorized"),
         FORBIDDEN(403, "forbidden"),
         NOT_FOUND(404, "not_found"),
+        /** The body stalled, trickled, or took longer than the body deadline. */
+        REQUEST_TIMEOUT(408, "request_timeout"),
         KV_IDEMPOTENCY_KEY_REUSED(409, "kv_conflict"),
+        /** Jetty's own refusals, before a route is reached (HTTP/2 preface, headers or URI too long). */
+        UPGRADE_REQUIRED(426, "upgrade_required"),
+        URI_TOO_LONG(414, "uri_too_long"),
+        HEADERS_TOO_LARGE(431, "headers_too_large"),
         RATE_LIMITED(429, "rate_limited"),
         KV_TIMEOUT(503, "kv_unavailable"),
         KV_NO_LEADER(503, "kv_unavailable"),
-        KV_RETRY(503, "kv_unavailable");
+        KV_RETRY(503, "kv_unavailable"),
+        /** A failure of the node itself; the detail never says more than that, the log does. */
+        INTERNAL(500, "internal"),
+        NOT_IMPLEMENTED(501, "not_implemented"),
+        HTTP_VERSION_NOT_SUPPORTED(505, "http_version_not_supported");
 
         private final int status;
         private final String error;

@@ -59,7 +59,7 @@ public final class ClusterAdmin {
                 throw ReplicatedKv.unavailable(reply.getException());
         } catch (IOException e) {
             if (!String.valueOf(e.getMessage()).contains("already exists"))
-                throw new Refusal(Reason.KV_RETRY, "could not reach the new member " + peer.id() + " at " + peer.raftAddress() + ": " + e.getMessage());
+                throw ReplicatedKv.unavailable(e);
         }
         ReplicatedKv.call(() -> kv.client().admin().setConfiguration(SetConfigurationRequest.Arguments.newBuilder()
                 .setServersInNewConf(List.of(added)).setMode(SetConfigurationRequest.Mode.ADD).build()));

@@ -4,10 +4,13 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
@@ -42,6 +45,8 @@ import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.apache.ratis.util.SizeInBytes;
 import org.apache.ratis.util.TimeDuration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import io.queenkv.node.config.NodeConfig;
 import io.queenkv.node.identity.MemberIdentity;
@@ -62,6 +67,7 @@ import io.queenkv.node.tls.NodeTls;
  * contract's 503 reasons.
  */
 public final class ReplicatedKv implements AutoCloseable {
+    private static final Logger LOG = LoggerFactory.getLogger(ReplicatedKv.class);
     private static final TimeDuration REQUEST_TIMEOUT = TimeDuration.valueOf(3, TimeUnit.SECONDS);
 
     private final NodeConfig config;
@@ -74,14 +80,22 @@ public final class ReplicatedKv implements AutoCloseable {
     private final Admission admission;
     private final Parameters rpcParameters;
     /**
-     * Runs the client's blocking calls. Blocking calls are unary and unordered, so a slow call never
-     * holds up another (the ordered async stream does); callers wait on the future with a deadline.
+     * The most Raft calls this node runs at once. Above the HTTP layer's node-wide bound on calls in
+     * progress, so a call it admitted finds a thread; a call that gets none is refused (503), never queued.
      */
-    private final ExecutorService callers = Executors.newCachedThreadPool(r -> {
-        Thread t = new Thread(r, "queen-kv-raft-call");
-        t.setDaemon(true);
-        return t;
-    });
+    public static final int MAX_CONCURRENT_CALLS = 256;
+
+    /**
+     * Runs the client's blocking calls. Blocking calls are unary and unordered, so a slow call never
+     * holds up another (the ordered async stream does); callers wait on the future with a deadline
+     * and cancel it (interrupting the call) when they give up.
+     */
+    private final ThreadPoolExecutor callers = new ThreadPoolExecutor(0, MAX_CONCURRENT_CALLS, 30, TimeUnit.SECONDS,
+            new SynchronousQueue<>(), r -> {
+                Thread t = new Thread(r, "queen-kv-raft-call");
+                t.setDaemon(true);
+                return t;
+            });
 
     /**
      * Starts this node's Raft server with no group but the one its storage holds: the group is never
@@ -214,8 +228,8 @@ public final class ReplicatedKv implements AutoCloseable {
     }
 
     /** Proposes one log entry; completes with the engine's outcome once it is applied. */
-    public CompletableFuture<Outcome> write(Entry entry) {
-        return CompletableFuture.supplyAsync(() -> outcomeOf(propose(entry)), callers);
+    public Future<Outcome> write(Entry entry) {
+        return submit(() -> outcomeOf(propose(entry)));
     }
 
     /** Proposes one log entry and blocks until it is applied; the reply carries its log index. */
@@ -225,9 +239,17 @@ public final class ReplicatedKv implements AutoCloseable {
     }
 
     /** A linearizable read on this node: ReadIndex first, then the local state. */
-    public CompletableFuture<Outcome> read(String tenant, List<Op> ops) {
+    public Future<Outcome> read(String tenant, List<Op> ops) {
         Message message = Message.valueOf(ByteString.copyFrom(EntryCodec.encodeQuery(new EntryCodec.ReadQuery(tenant, ops))));
-        return CompletableFuture.supplyAsync(() -> outcomeOf(call(() -> client.io().sendReadOnly(message, selfId))), callers);
+        return submit(() -> outcomeOf(call(() -> client.io().sendReadOnly(message, selfId))));
+    }
+
+    private Future<Outcome> submit(Callable<Outcome> call) {
+        try {
+            return callers.submit(call);
+        } catch (RejectedExecutionException e) {
+            throw new Refusal(Reason.KV_RETRY, "this node runs " + MAX_CONCURRENT_CALLS + " Raft calls already; try again or another node");
+        }
     }
 
     /** Reads local engine state (no barrier): status, metrics, the sweeper. */
@@ -294,7 +316,8 @@ public final class ReplicatedKv implements AutoCloseable {
     /** Maps a Raft failure to the contract's 503 reasons. */
     public static Refusal unavailable(Throwable failure) {
         Throwable t = failure;
-        while ((t instanceof CompletionException || t instanceof RaftRetryFailureException) && t.getCause() != null) t = t.getCause();
+        while ((t instanceof CompletionException || t instanceof ExecutionException || t instanceof RaftRetryFailureException)
+                && t.getCause() != null) t = t.getCause();
         if (t instanceof Refusal r) return r;
         // A member that lost its disk answers that it has no such group: it is not the leader either.
         if (t instanceof NotLeaderException || t instanceof LeaderNotReadyException || t instanceof GroupMismatchException)
@@ -303,9 +326,13 @@ public final class ReplicatedKv implements AutoCloseable {
             return new Refusal(Reason.KV_TIMEOUT, "the cluster did not answer in time; the outcome of a write is unknown");
         if (t instanceof StateMachineException)
             return new Refusal(Reason.KV_RETRY, "the leader refused or could not apply the call");
+        // Raft's own messages name its classes and peers' internals: they go to the log, not to callers.
+        LOG.warn("a Raft call failed", failure);
         if (failure instanceof RaftRetryFailureException)
-            return new Refusal(Reason.KV_NO_LEADER, "no Raft leader answered: " + t.getMessage());
-        return new Refusal(Reason.KV_RETRY, "replication failed: " + (t == null ? "unknown" : t.getClass().getSimpleName() + ": " + t.getMessage()));
+            return new Refusal(Reason.KV_NO_LEADER, "no Raft leader answered; see the node's log");
+        if (t instanceof java.io.InterruptedIOException)
+            return new Refusal(Reason.KV_TIMEOUT, "the call was cancelled; the outcome of a write is unknown");
+        return new Refusal(Reason.KV_RETRY, "replication failed; see the node's log");
     }
 
     @Override
