@@ -37,7 +37,7 @@ public final class Node implements AutoCloseable {
                     + "or bind to loopback.", config.bindAddress(), config.raftPort());
         this.kv = new ReplicatedKv(config, identity, tls, Node::wallClockMicros);
         this.duties = new LeaderDuties(kv, Node::wallClockMicros, 1_000);
-        this.http = new HttpServer(kv, access, config.bindAddress(), config.httpPort(), tls, config.metricsRequireToken());
+        this.http = new HttpServer(kv, access, config.bindAddress(), config.httpPort(), tls, config.metricsRequireToken(), config.callBounds());
         LOG.info("node {} of cluster {} serving {} on {}:{} and Raft{} on :{}, data in {}, peers {}", config.nodeId(),
                 identity.clusterId(), tls == null ? "HTTP" : "HTTPS", config.bindAddress(), http.port(),
                 tls == null ? "" : " (mutual TLS)", config.raftPort(), config.dataDir().toAbsolutePath(), config.peers());

@@ -46,6 +46,9 @@ public final class Clusters {
             env.put("QUEEN_KV_DATA_DIR", dataDir.toString());
             env.put("QUEEN_KV_WRITE_RATE", "1000000");
             env.put("QUEEN_KV_READ_RATE", "1000000");
+            // The load generator is one tenant with up to 256 calls in flight per node: above the default bound.
+            env.put("QUEEN_KV_MAX_CALLS_PER_TENANT", "1024");
+            env.put("QUEEN_KV_MAX_CALLS_PER_NODE", "1024");
             members.add(new MemberSpec(id, List.of(javaBin, "-Xmx" + heap, "-jar", nodeJar.toString()), env, dataDir,
                     baseDir.resolve(id + ".log"), "http://" + HOST + ":" + ports.get(2 * i), "/readyz"));
         }

@@ -20,7 +20,7 @@ import io.queenkv.node.kv.Settings;
 public record NodeConfig(String nodeId, String host, String bindAddress, int httpPort, int raftPort, List<Peer> peers,
                          Path dataDir, Settings seedSettings, Path tokensFile, long snapshotEveryEntries,
                          String clusterId, InitialClusterState initialClusterState, TlsFiles tls,
-                         boolean metricsRequireToken) {
+                         boolean metricsRequireToken, CallBounds callBounds) {
     public static final Pattern NODE_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,62}");
 
     /** A member of the initial group: {@code id=host:raftPort:httpPort}. */
@@ -46,6 +46,9 @@ public record NodeConfig(String nodeId, String host, String bindAddress, int htt
      * when TLS is off.
      */
     public record TlsFiles(Path certificate, Path privateKey, Path ca) {}
+
+    /** How many calls may be in progress on this node: per tenant, and in all. */
+    public record CallBounds(int perTenant, int perNode) {}
 
     public static final class ConfigException extends RuntimeException {
         public ConfigException(String message) { super(message); }
@@ -94,6 +97,7 @@ public record NodeConfig(String nodeId, String host, String bindAddress, int htt
         if (!metricsToken.equals("true") && !metricsToken.equals("false"))
             r.problems.add("QUEEN_KV_METRICS_REQUIRE_TOKEN=" + metricsToken + " is neither true nor false");
         long snapshotEvery = r.setting(Setting.SNAPSHOT_EVERY);
+        CallBounds callBounds = new CallBounds((int) r.setting(Setting.MAX_CALLS_PER_TENANT), (int) r.setting(Setting.MAX_CALLS_PER_NODE));
         String clusterId = env.get("QUEEN_KV_CLUSTER_ID") == null || env.get("QUEEN_KV_CLUSTER_ID").isBlank() ? null
                 : env.get("QUEEN_KV_CLUSTER_ID").trim();
         if (clusterId != null && !MemberIdentity.CLUSTER_ID.matcher(clusterId).matches())
@@ -124,7 +128,7 @@ public record NodeConfig(String nodeId, String host, String bindAddress, int htt
             throw new ConfigException("invalid configuration:\n  - " + String.join("\n  - ", r.problems));
         return new NodeConfig(nodeId, host, bindAddress, httpPort, raftPort, List.copyOf(peers), dataDir, seed,
                 tokens == null || tokens.isBlank() ? null : Path.of(tokens), snapshotEvery, clusterId, initialState, tls,
-                metricsToken.equals("true"));
+                metricsToken.equals("true"), callBounds);
     }
 
     private static final List<String> TLS_VARIABLES = List.of("QUEEN_KV_TLS_CERT_FILE", "QUEEN_KV_TLS_KEY_FILE", "QUEEN_KV_TLS_CA_FILE");

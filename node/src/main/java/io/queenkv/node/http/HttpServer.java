@@ -29,6 +29,7 @@ import io.queenkv.node.access.RateLimiter;
 import io.queenkv.node.api.Json;
 import io.queenkv.node.api.ResultJson;
 import io.queenkv.node.kv.KvEngine;
+import io.queenkv.node.config.NodeConfig;
 import io.queenkv.node.kv.Refusal;
 import io.queenkv.node.kv.Refusal.Reason;
 import io.queenkv.node.kv.Settings;
@@ -52,11 +53,13 @@ public final class HttpServer implements AutoCloseable {
     /**
      * @param tls the node's TLS identity: the port then serves HTTPS only; null serves plain HTTP
      * @param metricsRequireToken whether {@code /metrics} needs a token (of any role) while auth is on
+     * @param bounds how many calls may be in progress per tenant and in all
      */
-    public HttpServer(ReplicatedKv kv, Access access, String bindAddress, int port, NodeTls tls, boolean metricsRequireToken) {
+    public HttpServer(ReplicatedKv kv, Access access, String bindAddress, int port, NodeTls tls, boolean metricsRequireToken,
+                      NodeConfig.CallBounds bounds) {
         this.kv = kv;
         this.metrics = new NodeMetrics(kv);
-        CallSlots slots = new CallSlots();
+        CallSlots slots = new CallSlots(bounds.perTenant(), bounds.perNode());
         BodyReader bodies = new BodyReader();
         KvRoutes routes = new KvRoutes(kv, access, new RateLimiter(System::nanoTime), slots, bodies);
         AdminRoutes admin = new AdminRoutes(kv, access, slots, bodies);
@@ -65,7 +68,7 @@ public final class HttpServer implements AutoCloseable {
             config.startup.showOldJavalinVersionWarning = false;
             config.jetty.host = bindAddress;
             config.jetty.port = port;
-            config.jetty.threadPool = threadPool();
+            config.jetty.threadPool = threadPool(bounds.perNode());
             config.jetty.modifyHttpConfiguration(http -> {
                 // Keys may hold an encoded slash (%2F); the KV routes decode the raw path themselves.
                 http.setUriCompliance(UriCompliance.UNSAFE);
@@ -154,8 +157,8 @@ public final class HttpServer implements AutoCloseable {
     }
 
     /** Server threads: the node-wide call bound plus room for probes, metrics, refusals and Jetty's own selectors. */
-    private static QueuedThreadPool threadPool() {
-        QueuedThreadPool pool = new QueuedThreadPool(CallSlots.PER_NODE + 64, 8, 60_000);
+    private static QueuedThreadPool threadPool(int callsPerNode) {
+        QueuedThreadPool pool = new QueuedThreadPool(callsPerNode + 64, 8, 60_000);
         pool.setName("queen-kv-http");
         return pool;
     }

@@ -17,6 +17,9 @@ public enum Setting {
     MAX_BODY_BYTES("maxBodyBytes", "QUEEN_KV_MAX_BODY_BYTES", 32L << 20, 1_024, 64L << 20, Applies.LIVE),
     WRITE_RATE("writeRate", "QUEEN_KV_WRITE_RATE", 100, 1, 10_000_000, Applies.LIVE),
     READ_RATE("readRate", "QUEEN_KV_READ_RATE", 200, 1, 10_000_000, Applies.LIVE),
+    /** Calls in progress on one node for one tenant (429 past it), and for all tenants (503 past it). */
+    MAX_CALLS_PER_TENANT("maxCallsPerTenant", "QUEEN_KV_MAX_CALLS_PER_TENANT", 64, 1, 4_096, Applies.RESTART),
+    MAX_CALLS_PER_NODE("maxCallsPerNode", "QUEEN_KV_MAX_CALLS_PER_NODE", 192, 1, 8_192, Applies.RESTART),
     SNAPSHOT_EVERY("snapshotEvery", "QUEEN_KV_SNAPSHOT_EVERY", 10_000, 10, 100_000_000, Applies.RESTART),
     HTTP_PORT("httpPort", "QUEEN_KV_HTTP_PORT", 6632, 1, 65_535, Applies.RESTART),
     RAFT_PORT("raftPort", "QUEEN_KV_RAFT_PORT", 6634, 1, 65_535, Applies.RESTART);

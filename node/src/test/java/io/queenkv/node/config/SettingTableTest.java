@@ -34,6 +34,8 @@ class SettingTableTest {
         NodeConfig c = NodeConfig.fromEnv(Map.of());
         for (Setting s : Setting.live()) assertThat(c.seedSettings().value(s)).as(s.field).isEqualTo(s.defaultValue);
         assertThat(c.snapshotEveryEntries()).isEqualTo(Setting.SNAPSHOT_EVERY.defaultValue);
+        assertThat((long) c.callBounds().perTenant()).isEqualTo(Setting.MAX_CALLS_PER_TENANT.defaultValue);
+        assertThat((long) c.callBounds().perNode()).isEqualTo(Setting.MAX_CALLS_PER_NODE.defaultValue);
         assertThat((long) c.httpPort()).isEqualTo(Setting.HTTP_PORT.defaultValue);
         assertThat((long) c.raftPort()).isEqualTo(Setting.RAFT_PORT.defaultValue);
         assertThat(Settings.DEFAULTS.problems()).isEmpty();
@@ -60,6 +62,8 @@ class SettingTableTest {
         NodeConfig c = NodeConfig.fromEnv(Map.of(setting.env, Long.toString(value)));
         return switch (setting) {
             case SNAPSHOT_EVERY -> c.snapshotEveryEntries();
+            case MAX_CALLS_PER_TENANT -> c.callBounds().perTenant();
+            case MAX_CALLS_PER_NODE -> c.callBounds().perNode();
             case HTTP_PORT -> c.httpPort();
             case RAFT_PORT -> c.raftPort();
             default -> c.seedSettings().value(setting);
