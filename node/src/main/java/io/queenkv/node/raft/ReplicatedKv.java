@@ -43,6 +43,7 @@ import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.statemachine.StateMachine;
 import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.LifeCycle;
 import org.apache.ratis.util.SizeInBytes;
 import org.apache.ratis.util.TimeDuration;
 import org.slf4j.Logger;
@@ -260,7 +261,9 @@ public final class ReplicatedKv implements AutoCloseable {
     /** This node's member of the group; a node started outside the peer list has none until it is added. */
     public Optional<RaftServer.Division> membership() {
         try {
-            return Optional.of(server.getDivision(groupId));
+            // A division that is still starting (its log not open yet) or was shut down is no member yet.
+            RaftServer.Division d = server.getDivision(groupId);
+            return d.getInfo().getLifeCycleState() == LifeCycle.State.RUNNING ? Optional.of(d) : Optional.empty();
         } catch (IOException e) {
             return Optional.empty();
         }
