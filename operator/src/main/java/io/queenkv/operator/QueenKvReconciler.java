@@ -49,7 +49,6 @@ import io.queenkv.operator.model.Model;
 import io.queenkv.operator.model.Names;
 import io.queenkv.operator.model.NodeEnv;
 import io.queenkv.operator.model.Peers;
-import io.queenkv.operator.model.StatefulSetModel;
 import io.queenkv.operator.nodes.ClusterView;
 import io.queenkv.operator.nodes.NodeAdmin;
 import io.queenkv.operator.nodes.NodeAdminException;
@@ -62,9 +61,10 @@ import io.queenkv.operator.nodes.NodeAdminException;
  *       anything is created;</li>
  *   <li><b>TLS</b>: the cluster CA and node certificate Secrets, or the cert-manager Certificate
  *       ({@link TlsMaterial}), before any pod that mounts them;</li>
- *   <li><b>apply</b>: the ConfigMap, both Services, the StatefulSet (sized from status, one ordinal at a
- *       time) and the PodDisruptionBudget;</li>
  *   <li><b>observe</b>: the pods and each node's view of the group through {@link NodeAdmin};</li>
+ *   <li><b>apply</b>: the ConfigMap, both Services, the StatefulSet (sized from status, one ordinal at a
+ *       time, never below the highest member's ordinal + 1, never shrunk while no leader is visible) and
+ *       the PodDisruptionBudget;</li>
  *   <li><b>act</b>: resume the recorded {@code pendingOperation}, or pick the next one (settings, scale up
  *       by one, scale down by one, roll one pod) and only <em>record</em> it: the next reconcile acts, so
  *       an operator restarted mid-way finds the intent in status and resumes it;</li>
@@ -182,15 +182,17 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
         }
         QueenKvCluster view = withStatus(c, s); // the model reads bootstrapReplicas from status
 
-        // 2. The owned resources, the StatefulSet at the size the recorded operation calls for.
+        // 2. TLS material, then what the pods and the nodes say (before the StatefulSet is sized: the group bounds its size).
         boolean ssa = context.getControllerConfiguration().getConfigurationService().ssaBasedCreateUpdateMatchForDependentResources();
         ResourceApplier applier = new ResourceApplier(client, ssa);
         tls.ensure(view, client, applier);
-        DesiredResources desired = DesiredResources.of(view, statefulSetReplicas(s));
-        for (HasMetadata r : desired.all()) applier.apply(r);
-
-        // 3. What the pods and the nodes say.
         Observed o = Observed.of(client, nodes, view);
+
+        // 3. The owned resources, the StatefulSet at the size the recorded operation calls for, bounded by the group.
+        StatefulSet current = client.apps().statefulSets().inNamespace(Model.namespace(c)).withName(Names.statefulSet(Model.name(c))).get();
+        DesiredResources desired = DesiredResources.of(view, safeStatefulSetReplicas(statefulSetReplicas(s), o,
+                current == null || current.getSpec() == null ? null : current.getSpec().getReplicas()));
+        for (HasMetadata r : desired.all()) applier.apply(r);
 
         // 4. One step: resume the recorded operation, or record the next one.
         Outcome outcome;
@@ -255,7 +257,7 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
     }
 
     // ---------------------------------------------------------------------------------------------
-    // Step 2: how many pods the StatefulSet has, from what status records
+    // Step 3: how many pods the StatefulSet has, from what status records and the group
 
     /**
      * The completed member count ({@code status.replicas}), plus the ordinal being added, or minus the
@@ -270,6 +272,18 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
             case ScaleDown -> MEMBER_REMOVED.equals(op.getStep()) ? op.getOrdinal() : op.getOrdinal() + 1;
             case Roll -> members;
         };
+    }
+
+    /**
+     * The size status calls for, bounded by the group: never below the highest ordinal in the leader's
+     * configuration (or being re-admitted) + 1, so a stale or hand-edited status cannot take the pod of a
+     * member; and, while no leader is visible to say who the members are, never below the current size.
+     */
+    static int safeStatefulSetReplicas(int fromStatus, Observed o, Integer current) {
+        if (o.leaderView() == null) return Math.max(fromStatus, current == null ? 0 : current);
+        int highest = java.util.stream.Stream.concat(o.members().stream(), o.readmitting().stream())
+                .mapToInt(Names::ordinalOf).max().orElse(-1);
+        return Math.max(fromStatus, highest + 1);
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -359,7 +373,7 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
         if (o.leaderView() == null) return Outcome.waiting(op.getType() + " of " + op.getMember() + " waits for a leader");
         return switch (op.getType()) {
             case ScaleUp -> resumeScaleUp(c, s, o, op);
-            case ScaleDown -> resumeScaleDown(c, s, o, op, client, applier);
+            case ScaleDown -> resumeScaleDown(c, s, o, op, client);
             case Roll -> resumeRoll(c, s, o, op, client);
         };
     }
@@ -384,9 +398,14 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
         return Outcome.advanced(REASON_SCALING_UP, id + " caught up");
     }
 
-    /** Leadership moved off → removed from the group (committed) → StatefulSet shrunk → its claim deleted. */
+    /**
+     * Leadership moved off → removed from the group (committed) → {@code MemberRemoved} persisted → StatefulSet
+     * shrunk (by the next reconcile's apply, which sizes it from that status) → its pod gone → its claim deleted.
+     * The shrink never precedes the persisted removal, and the claim is the operator's to delete
+     * ({@code whenScaled: Retain}), so no other shrink takes the data of a member still in the group.
+     */
     private Outcome resumeScaleDown(QueenKvCluster c, QueenKvClusterStatus s, Observed o, PendingOperation op,
-                                    KubernetesClient client, ResourceApplier applier) {
+                                    KubernetesClient client) {
         int k = op.getOrdinal();
         String id = op.getMember();
         if (o.isMember(id)) {
@@ -398,7 +417,7 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
         }
         if (!MEMBER_REMOVED.equals(op.getStep())) {
             op.setStep(MEMBER_REMOVED);
-            applier.apply(StatefulSetModel.build(c, statefulSetReplicas(s)));
+            return Outcome.advanced(REASON_SCALING_DOWN, "removed " + id + " from the group; shrinking the StatefulSet next");
         }
         if (o.pod(k).isPresent()) return Outcome.waiting("removed " + id + "; waiting for pod " + Names.pod(Model.name(c), k) + " to go");
         client.persistentVolumeClaims().inNamespace(Model.namespace(c)).withName(Names.dataClaim(Model.name(c), k)).delete();

@@ -23,7 +23,7 @@ import io.queenkv.operator.model.Model;
 /**
  * Plays the StatefulSet controller and the kubelet, minimally, for the mock API server (where nothing
  * runs pods): every 50 ms it makes pods {@code 0..replicas-1} exist from the StatefulSet's current
- * template (with their data claim), deletes pods above, starts and stops the {@link FakeNodeAdmin}'s node
+ * template (with their data claim), deletes pods above (and their claims under {@code whenScaled: Delete}), starts and stops the {@link FakeNodeAdmin}'s node
  * processes with their pods, and sets each pod's Ready condition from the node's readiness (the
  * readiness probe) unless the test holds it not ready.
  */
@@ -99,6 +99,12 @@ final class PodSimulator implements AutoCloseable {
                     client.pods().inNamespace(namespace).withName(podName).delete();
                     if (running.remove(podName) != null) nodes.stop(e.getKey());
                     events.add("scaled down pod " + podName);
+                    // As the StatefulSet controller: whenScaled Delete takes the claim with the pod.
+                    var retention = sts.getSpec().getPersistentVolumeClaimRetentionPolicy();
+                    if (retention != null && "Delete".equals(retention.getWhenScaled())) {
+                        client.persistentVolumeClaims().inNamespace(namespace).withName(Model.DATA_VOLUME + "-" + podName).delete();
+                        events.add("claim deleted with the pod " + Model.DATA_VOLUME + "-" + podName);
+                    }
                     continue;
                 }
                 boolean ready = nodes.ready(null, e.getKey()) && !forcedNotReady.contains(podName);

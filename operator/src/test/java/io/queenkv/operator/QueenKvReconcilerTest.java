@@ -80,6 +80,8 @@ class QueenKvReconcilerTest {
     Operator operator;
     QueenKvReconciler reconciler;
     Watch watch;
+    final List<Watch> watches = new ArrayList<>();
+    private String lastLogged;
 
     @BeforeEach
     void start() throws Exception {
@@ -89,18 +91,41 @@ class QueenKvReconcilerTest {
         watch = client.resources(QueenKvCluster.class).inNamespace(NS).watch(new Watcher<>() {
             @Override
             public void eventReceived(Action action, QueenKvCluster c) {
-                if (c.getStatus() != null) statuses.add(c.getStatus());
+                if (c.getStatus() == null) return;
+                statuses.add(c.getStatus());
+                var op = c.getStatus().getPendingOperation();
+                if (op != null) logOnce("status " + op.getType() + " " + op.getMember() + " " + op.getStep());
             }
 
             @Override
             public void onClose(WatcherException cause) {}
         });
+        // What the StatefulSet and the claims went through, in the same log as the admin calls.
+        watches.add(client.apps().statefulSets().inNamespace(NS).watch(new Watcher<>() {
+            @Override
+            public void eventReceived(Action action, StatefulSet sts) {
+                logOnce("sts replicas " + sts.getSpec().getReplicas());
+            }
+
+            @Override
+            public void onClose(WatcherException cause) {}
+        }));
+        watches.add(client.persistentVolumeClaims().inNamespace(NS).watch(new Watcher<>() {
+            @Override
+            public void eventReceived(Action action, io.fabric8.kubernetes.api.model.PersistentVolumeClaim pvc) {
+                if (action == Action.DELETED) events.add("pvc deleted " + pvc.getMetadata().getName());
+            }
+
+            @Override
+            public void onClose(WatcherException cause) {}
+        }));
         startOperator();
     }
 
     @AfterEach
     void stop() throws Exception {
         watch.close();
+        for (Watch w : watches) w.close();
         if (operator != null) operator.stop();
         pods.close();
     }
@@ -215,6 +240,12 @@ class QueenKvReconcilerTest {
         assertThat(indexOf("removeMember n4")).isLessThan(indexOf("scaled down pod kv-4"));
         assertThat(indexOf("scaled down pod kv-4")).isLessThan(indexOf("removeMember n3"));
         assertThat(indexOf("removeMember n3")).isLessThan(indexOf("scaled down pod kv-3"));
+        // Each removal is persisted before the StatefulSet shrinks; the claim goes only after its pod.
+        assertThat(indexOf("status ScaleDown n4 " + QueenKvReconciler.MEMBER_REMOVED)).isLessThan(indexOf("sts replicas 4"));
+        assertThat(indexOf("removeMember n4")).isLessThan(indexOf("status ScaleDown n4 " + QueenKvReconciler.MEMBER_REMOVED));
+        assertThat(indexOf("scaled down pod kv-4")).isLessThan(indexOf("pvc deleted data-kv-4"));
+        assertThat(indexOf("status ScaleDown n3 " + QueenKvReconciler.MEMBER_REMOVED)).isLessThan(indexOf("sts replicas 3"));
+        assertThat(events).noneMatch(e -> e.startsWith("claim deleted with the pod"));
         assertThat(c.getStatus().getMembers()).extracting(MemberStatus::getId).containsExactly("n0", "n1", "n2");
         assertThat(c.getStatus().getLeader()).isNotIn("n3", "n4");
         assertThat(client.apps().statefulSets().inNamespace(NS).withName(NAME).get().getSpec().getReplicas()).isEqualTo(3);
@@ -321,6 +352,57 @@ class QueenKvReconcilerTest {
         s = awaitRunning(3).getStatus();
         assertCondition(s, QueenKvClusterStatus.DEGRADED, "False", QueenKvReconciler.REASON_HEALTHY);
         assertCondition(s, QueenKvClusterStatus.AVAILABLE, "True", QueenKvReconciler.REASON_QUORUM);
+    }
+
+    @Test
+    void aShrinkTheOperatorDidNotMakeKeepsTheClaimsOfMembers() {
+        create(3);
+        awaitRunning(3);
+        String claimUid = client.persistentVolumeClaims().inNamespace(NS).withName("data-kv-2").get().getMetadata().getUid();
+        operator.stop();
+        operator = null;
+
+        // kubectl scale sts kv --replicas=2, or a GitOps tool syncing a stale StatefulSet.
+        client.apps().statefulSets().inNamespace(NS).withName(NAME).edit(sts -> {
+            sts.getSpec().setReplicas(2);
+            return sts;
+        });
+        await().atMost(Duration.ofSeconds(10)).until(() -> events.contains("scaled down pod kv-2"));
+        startOperator();
+        awaitRunning(3);
+
+        assertThat(client.apps().statefulSets().inNamespace(NS).withName(NAME).get().getSpec().getReplicas()).isEqualTo(3);
+        assertThat(client.persistentVolumeClaims().inNamespace(NS).withName("data-kv-2").get().getMetadata().getUid())
+                .as("n2 comes back on its own disk").isEqualTo(claimUid);
+        assertThat(calls("removeMember")).isEmpty();
+    }
+
+    @Test
+    void theStatefulSetNeverShrinksBelowTheHighestMember() {
+        create(3);
+        awaitRunning(3);
+        // A stale status (a restored backup, a resource recreated from an old manifest) says two members.
+        setStatusReplicas(2);
+        edit(c -> c.getSpec().setSettings(new KvSettings().writeRate(61))); // a reconcile
+        await().atMost(Duration.ofSeconds(20)).until(() -> get().getStatus().getSettings() != null
+                && Integer.valueOf(61).equals(get().getStatus().getSettings().getWriteRate()));
+        awaitRunning(3);
+        assertThat(client.apps().statefulSets().inNamespace(NS).withName(NAME).get().getSpec().getReplicas()).isEqualTo(3);
+        assertThat(events).noneMatch(e -> e.startsWith("scaled down pod") || e.startsWith("sts replicas 2"));
+    }
+
+    @Test
+    void theStatefulSetNeverShrinksWithoutAVisibleLeader() {
+        create(3);
+        awaitRunning(3);
+        for (int i = 0; i < 3; i++) nodes.fail(i, true);
+        await().atMost(Duration.ofSeconds(20)).until(() -> conditionIs(get().getStatus(), QueenKvClusterStatus.DEGRADED, "True",
+                QueenKvReconciler.REASON_NO_LEADER));
+        setStatusReplicas(2);
+        edit(c -> c.getSpec().setSettings(new KvSettings().writeRate(62))); // a reconcile, with no leader to ask
+        await().atMost(Duration.ofSeconds(20)).until(() -> get().getStatus().getObservedGeneration() == get().getMetadata().getGeneration());
+        assertThat(client.apps().statefulSets().inNamespace(NS).withName(NAME).get().getSpec().getReplicas()).isEqualTo(3);
+        assertThat(events).noneMatch(e -> e.startsWith("scaled down pod") || e.startsWith("sts replicas 2"));
     }
 
     @Test
@@ -543,6 +625,22 @@ class QueenKvReconcilerTest {
         });
     }
 
+    /** Overwrites status.replicas, as a stale copy of the resource would. */
+    private void setStatusReplicas(int replicas) {
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50)).until(() -> {
+            try {
+                client.resources(QueenKvCluster.class).inNamespace(NS).withName(NAME).editStatus(c -> {
+                    c.getStatus().setReplicas(replicas);
+                    return c;
+                });
+                return true;
+            } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+                if (e.getCode() != 409) throw e;
+                return false;
+            }
+        });
+    }
+
     /** Waits until the cluster runs {@code members} ready members with nothing in progress. */
     private QueenKvCluster awaitRunning(int members) {
         Predicate<QueenKvCluster> running = c -> {
@@ -559,6 +657,13 @@ class QueenKvReconcilerTest {
             throw new AssertionError("not running with " + members + " members; status:\n"
                     + (c == null ? "gone" : io.fabric8.kubernetes.client.utils.Serialization.asYaml(c.getStatus())) + "\nevents: " + events, e);
         }
+    }
+
+    /** Adds {@code event} unless it repeats the last one a watch logged (a status write that changed something else). */
+    private synchronized void logOnce(String event) {
+        if (event.equals(lastLogged)) return;
+        lastLogged = event;
+        events.add(event);
     }
 
     private List<HasMetadata> owned() {
