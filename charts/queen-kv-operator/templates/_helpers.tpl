@@ -83,10 +83,14 @@ The operator's permissions (least privilege), shared by the ClusterRole and the 
 - apiGroups: ["policy"]
   resources: ["poddisruptionbudgets"]
   verbs: ["get", "list", "watch", "create", "update", "patch", "delete"]
-# Pods: watched for readiness, deleted one at a time for rolling restarts.
+# Pods: watched for readiness; a rolling restart evicts one at a time (the PodDisruptionBudget has
+# its say) and deletes the pod of a single-member cluster (its budget allows no eviction).
 - apiGroups: [""]
   resources: ["pods"]
   verbs: ["get", "list", "watch", "delete"]
+- apiGroups: [""]
+  resources: ["pods/eviction"]
+  verbs: ["create"]
 # A removed member's volume claim is deleted so that a later scale-up never reuses stale data.
 - apiGroups: [""]
   resources: ["persistentvolumeclaims"]

@@ -20,6 +20,7 @@ import org.slf4j.LoggerFactory;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.policy.v1.EvictionBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
@@ -448,7 +449,12 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
             if (id.equals(o.leaderId())) return moveLeadershipOff(c, o, op, target, REASON_ROLLING);
             Optional<Pod> pod = o.pod(k);
             if (pod.isPresent() && !Observed.terminating(pod.get())) {
-                client.pods().inNamespace(Model.namespace(c)).withName(pod.get().getMetadata().getName()).delete();
+                // Checked again now, not only when the roll was recorded: a drain or a crash since then
+                // may have taken another member, and this restart would then take the quorum with it.
+                Optional<String> refusal = restartRefusal(o, id);
+                if (refusal.isPresent()) return Outcome.waiting(refusal.get());
+                if (!restart(c, o, pod.get(), client))
+                    return Outcome.waiting("the PodDisruptionBudget does not allow restarting " + id + " now (eviction refused)");
                 LOG.info("{}/{}: restarting {} (pod {})", Model.namespace(c), Model.name(c), id, pod.get().getMetadata().getName());
             }
             op.setStep(POD_DELETED);
@@ -459,6 +465,35 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
         s.setPendingOperation(null);
         LOG.info("{}/{}: {} restarted and caught up", Model.namespace(c), Model.name(c), id);
         return Outcome.advanced(REASON_ROLLING, id + " restarted");
+    }
+
+    /**
+     * Why restarting {@code id} now would leave fewer than a quorum of voters ready, if it would. A member
+     * that is not ready serves no quorum: restarting it (a new image may be its fix) takes nothing away.
+     */
+    static Optional<String> restartRefusal(Observed o, String id) {
+        if (!o.ready(id)) return Optional.empty();
+        List<String> voters = o.voters();
+        long othersReady = voters.stream().filter(v -> !v.equals(id)).filter(o::ready).count();
+        int quorum = Observed.majority(voters.size());
+        if (othersReady >= quorum) return Optional.empty();
+        return Optional.of("restarting " + id + " waits: " + othersReady + " other voters ready, a quorum needs " + quorum
+                + "; not ready: " + notReady(o));
+    }
+
+    /**
+     * Restarts a member's pod through the Eviction API, so a PodDisruptionBudget (ours, or a drain's
+     * view of it) has its say; false when it refuses (429): try again later. A group of one has no
+     * disruption to spare (its budget allows none), so its pod, which the user asked to restart, is deleted.
+     */
+    private static boolean restart(QueenKvCluster c, Observed o, Pod pod, KubernetesClient client) {
+        var p = client.pods().inNamespace(Model.namespace(c)).withName(pod.getMetadata().getName());
+        if (o.members().size() <= 1) {
+            p.delete();
+            return true;
+        }
+        return p.evict(new EvictionBuilder().withNewMetadata().withName(pod.getMetadata().getName())
+                .withNamespace(Model.namespace(c)).endMetadata().build());
     }
 
     /** A ready member other than {@code leaving}, one already on {@code preferredHash} first, then the lowest ordinal. */

@@ -48,6 +48,28 @@ final class PodSimulator implements AutoCloseable {
         this.thread.start();
     }
 
+    /** Evicted pods, deleted by the next round (the API server's eviction subresource, which the mock lacks). */
+    private final Set<String> evicted = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private volatile boolean refuseEvictions;
+
+    /**
+     * A POST to a pod's {@code eviction} subresource: false (429) while {@link #refuseEvictions} holds, as a
+     * PodDisruptionBudget with no disruption left would answer; otherwise the pod is deleted.
+     */
+    boolean evict(String pod) {
+        if (refuseEvictions) {
+            events.add("eviction refused " + pod);
+            return false;
+        }
+        events.add("evicted " + pod);
+        evicted.add(pod);
+        return true;
+    }
+
+    void refuseEvictions(boolean refuse) {
+        refuseEvictions = refuse;
+    }
+
     /** Holds a pod's Ready condition false (as a failing readiness probe would). */
     void holdNotReady(String pod, boolean hold) {
         if (hold) forcedNotReady.add(pod);
@@ -72,6 +94,10 @@ final class PodSimulator implements AutoCloseable {
     }
 
     private synchronized void step() {
+        for (String pod : List.copyOf(evicted)) {
+            client.pods().inNamespace(namespace).withName(pod).delete();
+            evicted.remove(pod);
+        }
         for (StatefulSet sts : client.apps().statefulSets().inNamespace(namespace).list().getItems()) {
             String name = sts.getMetadata().getName();
             int replicas = sts.getSpec().getReplicas() == null ? 1 : sts.getSpec().getReplicas();

@@ -35,6 +35,11 @@ import io.fabric8.kubernetes.client.Watch;
 import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.kubernetes.api.model.StatusBuilder;
+import io.fabric8.mockwebserver.http.Headers;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import io.fabric8.mockwebserver.utils.ResponseProvider;
 import io.javaoperatorsdk.operator.Operator;
 import io.queenkv.operator.crd.ClusterPhase;
 import io.queenkv.operator.crd.KvSettings;
@@ -71,6 +76,7 @@ class QueenKvReconcilerTest {
     }
 
     KubernetesClient client;
+    KubernetesMockServer server;
 
     final List<String> events = new CopyOnWriteArrayList<>();
     /** Every status the cluster resource went through (from a watch). */
@@ -119,7 +125,37 @@ class QueenKvReconcilerTest {
             @Override
             public void onClose(WatcherException cause) {}
         }));
+        serveEvictions();
         startOperator();
+    }
+
+    /** The eviction subresource of every pod the tests create, answered by the {@link PodSimulator}. */
+    private void serveEvictions() {
+        for (int i = 0; i < 7; i++) {
+            String pod = NAME + "-" + i;
+            server.expect().post().withPath("/api/v1/namespaces/" + NS + "/pods/" + pod + "/eviction").andReply(new ResponseProvider<Object>() {
+                private Headers headers = Headers.builder().build();
+                private int code;
+
+                @Override
+                public int getStatusCode(RecordedRequest request) {
+                    code = pods.evict(pod) ? 201 : 429;
+                    return code;
+                }
+
+                @Override
+                public Object getBody(RecordedRequest request) {
+                    return new StatusBuilder().withStatus(code == 201 ? "Success" : "Failure").withCode(code)
+                            .withReason(code == 201 ? null : "TooManyRequests").build();
+                }
+
+                @Override
+                public Headers getHeaders() { return headers; }
+
+                @Override
+                public void setHeaders(Headers h) { headers = h; }
+            }).always();
+        }
     }
 
     @AfterEach
@@ -292,6 +328,8 @@ class QueenKvReconcilerTest {
 
         List<String> restarts = events.stream().filter(e -> e.startsWith("pod gone")).toList();
         assertThat(restarts).containsExactly("pod gone kv-2", "pod gone kv-1", "pod gone kv-0");
+        // Through the Eviction API, so the PodDisruptionBudget has its say.
+        assertThat(calls("evicted")).containsExactly("evicted kv-2", "evicted kv-1", "evicted kv-0");
         // One at a time: each pod is back (and its node started) before the next one goes.
         assertThat(indexOf("started n2", indexOf("pod gone kv-2"))).isLessThan(indexOf("pod gone kv-1"));
         assertThat(indexOf("started n1", indexOf("pod gone kv-1"))).isLessThan(indexOf("transferLeadership n0->"));
@@ -306,6 +344,61 @@ class QueenKvReconcilerTest {
                 && conditionIs(st, QueenKvClusterStatus.PROGRESSING, "True", QueenKvReconciler.REASON_ROLLING));
         // Never a member lost beyond the one being restarted.
         assertThat(statuses).noneMatch(st -> conditionIs(st, QueenKvClusterStatus.DEGRADED, "True", null));
+    }
+
+    @Test
+    void aRollChecksTheQuorumAgainImmediatelyBeforeTheRestart() {
+        create(3);
+        awaitRunning(3);
+        // The roll of n2 was recorded while every member was ready; then the operator stopped, and n1 went
+        // down (a drain, a crash) before the step that restarts n2 ran.
+        operator.stop();
+        operator = null;
+        edit(c -> c.getSpec().setImage(IMAGE_2));
+        String hash = PodTemplateHash.of(get().getSpec());
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50)).until(() -> {
+            try {
+                client.resources(QueenKvCluster.class).inNamespace(NS).withName(NAME).editStatus(c -> {
+                    var op = new io.queenkv.operator.crd.PendingOperation(OperationType.Roll, "n2", 2, Instant.now().toString());
+                    op.setTargetPodTemplateHash(hash);
+                    op.setStep(QueenKvReconciler.RECORDED);
+                    c.getStatus().setPendingOperation(op);
+                    return c;
+                });
+                return true;
+            } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+                return false;
+            }
+        });
+        nodes.lag(1, true);
+        await().atMost(Duration.ofSeconds(10)).until(() -> client.pods().inNamespace(NS).withName("kv-1").get().getStatus()
+                .getConditions().stream().anyMatch(c -> "Ready".equals(c.getType()) && "False".equals(c.getStatus())));
+        startOperator();
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> conditionIs(get().getStatus(), QueenKvClusterStatus.PROGRESSING, "True", null)
+                && condition(get().getStatus(), QueenKvClusterStatus.PROGRESSING).getMessage().contains("restarting n2 waits"));
+        await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(2)).until(() -> events.stream().noneMatch(e -> e.startsWith("pod gone")));
+
+        nodes.lag(1, false);
+        await().atMost(Duration.ofSeconds(30)).until(() -> IMAGE_2.equals(get().getStatus().getCurrentImage()));
+        awaitRunning(3);
+        assertThat(calls("evicted")).first().isEqualTo("evicted kv-2");
+    }
+
+    @Test
+    void aRestartTheDisruptionBudgetRefusesWaitsAndIsRetried() {
+        create(3);
+        awaitRunning(3);
+        pods.refuseEvictions(true);
+        edit(c -> c.getSpec().setImage(IMAGE_2));
+        await().atMost(Duration.ofSeconds(20)).until(() -> events.contains("eviction refused kv-2"));
+        await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(2)).until(() -> events.stream().noneMatch(e -> e.startsWith("pod gone")));
+        assertThat(get().getStatus().getPendingOperation().getStep()).isEqualTo(QueenKvReconciler.RECORDED);
+
+        pods.refuseEvictions(false);
+        await().atMost(Duration.ofSeconds(30)).until(() -> IMAGE_2.equals(get().getStatus().getCurrentImage()));
+        awaitRunning(3);
+        assertThat(calls("evicted")).containsExactly("evicted kv-2", "evicted kv-1", "evicted kv-0");
     }
 
     @Test

@@ -136,6 +136,7 @@ class ChartStructureTest {
         expected.put("/configmaps", owned);
         expected.put("policy/poddisruptionbudgets", owned);
         expected.put("/pods", List.of("delete", "get", "list", "watch"));
+        expected.put("/pods/eviction", List.of("create"));
         expected.put("/persistentvolumeclaims", List.of("delete", "get", "list", "watch"));
         // by name (the admin token, ca.crt; TlsMaterial writes <name>-ca and <name>-tls), never list, watch or delete
         expected.put("/secrets", List.of("create", "get", "patch", "update"));
