@@ -110,3 +110,10 @@ The operator's permissions (least privilege), shared by the ClusterRole and the 
   resources: ["events"]
   verbs: ["create", "patch"]
 {{- end }}
+
+{{/* The Lease of the leader election (JOSDK checks exactly these verbs), in the release's namespace. */}}
+{{- define "queen-kv-operator.leaseRules" -}}
+- apiGroups: ["coordination.k8s.io"]
+  resources: ["leases"]
+  verbs: ["get", "create", "update"]
+{{- end }}
