@@ -198,7 +198,8 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
         // 4. One step: resume the recorded operation, or record the next one.
         Outcome outcome;
         try {
-            outcome = s.getPendingOperation() != null ? resume(view, s, o, client, applier) : next(view, s, o, desired.podTemplateHash());
+            outcome = s.getPendingOperation() != null ? resume(view, s, o, client, desired.podTemplateHash())
+                    : next(view, s, o, desired.podTemplateHash());
         } catch (NodeAdminException e) {
             LOG.info("{}/{}: admin call failed: {}", Model.namespace(c), Model.name(c), e.getMessage());
             outcome = Outcome.waiting("admin call failed, retrying: " + e.getMessage());
@@ -369,21 +370,54 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
     // ---------------------------------------------------------------------------------------------
     // Step 4b: resume the recorded operation
 
-    private Outcome resume(QueenKvCluster c, QueenKvClusterStatus s, Observed o, KubernetesClient client, ResourceApplier applier) {
+    private Outcome resume(QueenKvCluster c, QueenKvClusterStatus s, Observed o, KubernetesClient client, String desiredHash) {
         PendingOperation op = s.getPendingOperation();
         if (o.leaderView() == null) return Outcome.waiting(op.getType() + " of " + op.getMember() + " waits for a leader");
+        Optional<String> superseded = supersededBy(c, o, op, desiredHash);
+        if (superseded.isPresent()) {
+            // Dropped from status first; the next reconcile sizes the StatefulSet and picks the next step from the current spec.
+            s.setPendingOperation(null);
+            LOG.info("{}/{}: {} of {} superseded: {}", Model.namespace(c), Model.name(c), op.getType(), op.getMember(), superseded.get());
+            return Outcome.advanced(reason(op), op.getType() + " of " + op.getMember() + " superseded: " + superseded.get());
+        }
         return switch (op.getType()) {
-            case ScaleUp -> resumeScaleUp(c, s, o, op);
+            case ScaleUp -> resumeScaleUp(c, s, o, op, client, desiredHash);
             case ScaleDown -> resumeScaleDown(c, s, o, op, client);
             case Roll -> resumeRoll(c, s, o, op, client);
         };
     }
 
-    /** Pod started → added through the leader → caught up. */
-    private Outcome resumeScaleUp(QueenKvCluster c, QueenKvClusterStatus s, Observed o, PendingOperation op) {
+    /**
+     * Why the recorded operation no longer follows the spec, if it does not: a roll towards a template the
+     * spec has left (a reverted image: its target may be the very pod that cannot start); a scale-up whose
+     * member is not in the group yet while the spec no longer wants it; a scale-down whose member is still
+     * in the group while the spec wants it again. A member already added, or already removed, is finished
+     * first: the step that follows undoes it the safe way.
+     */
+    static Optional<String> supersededBy(QueenKvCluster c, Observed o, PendingOperation op, String desiredHash) {
+        int wanted = Model.replicas(Model.spec(c));
+        return switch (op.getType()) {
+            case Roll -> desiredHash.equals(op.getTargetPodTemplateHash()) ? Optional.empty()
+                    : Optional.of("the pod template changed again (now " + desiredHash + ")");
+            case ScaleUp -> !o.isMember(op.getMember()) && wanted <= op.getOrdinal()
+                    ? Optional.of("spec.replicas is " + wanted + " now") : Optional.empty();
+            case ScaleDown -> o.isMember(op.getMember()) && !MEMBER_REMOVED.equals(op.getStep()) && wanted >= o.members().size()
+                    ? Optional.of("spec.replicas is " + wanted + " now") : Optional.empty();
+        };
+    }
+
+    /** Pod started → added through the leader → caught up. A pod stuck on an older template is replaced first. */
+    private Outcome resumeScaleUp(QueenKvCluster c, QueenKvClusterStatus s, Observed o, PendingOperation op, KubernetesClient client,
+                                  String desiredHash) {
         int k = op.getOrdinal();
         String id = op.getMember();
         if (!o.isMember(id)) {
+            Optional<Pod> pod = o.pod(k);
+            if (pod.isPresent() && Observed.stuck(pod.get()) && !desiredHash.equals(o.podHash(k)) && !Observed.terminating(pod.get())) {
+                // Not a member: nothing to protect. The StatefulSet (OnDelete) recreates it from the current template.
+                client.pods().inNamespace(Model.namespace(c)).withName(pod.get().getMetadata().getName()).delete();
+                return Outcome.advanced(REASON_SCALING_UP, "replaced pod " + pod.get().getMetadata().getName() + ", stuck on an older template");
+            }
             if (!o.views().containsKey(k)) return Outcome.waiting("waiting for pod " + Names.pod(Model.name(c), k) + " to start");
             Peers.NodeAddress a = Peers.node(c, k);
             nodes.addMember(c, o.leaderOrdinal(), id, a.raftAddress(), a.httpAddress());

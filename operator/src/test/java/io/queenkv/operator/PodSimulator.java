@@ -66,6 +66,19 @@ final class PodSimulator implements AutoCloseable {
         return true;
     }
 
+    /** Images whose container exits at once: their pods crash-loop, their node never starts. */
+    private final Set<String> brokenImages = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** Pods that stay Pending (unschedulable) once created. */
+    private final Set<String> unschedulable = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    void breakImage(String image) {
+        brokenImages.add(image);
+    }
+
+    void unschedulable(String pod) {
+        unschedulable.add(pod);
+    }
+
     void refuseEvictions(boolean refuse) {
         refuseEvictions = refuse;
     }
@@ -152,6 +165,22 @@ final class PodSimulator implements AutoCloseable {
         var template = sts.getSpec().getTemplate();
         Map<String, String> labels = new LinkedHashMap<>(template.getMetadata().getLabels());
         labels.put("statefulset.kubernetes.io/pod-name", podName);
+        boolean pending = unschedulable.contains(podName);
+        boolean crashing = brokenImages.contains(template.getSpec().getContainers().get(0).getImage());
+        if (pending || crashing) {
+            client.pods().inNamespace(namespace).resource(new PodBuilder()
+                    .withNewMetadata().withName(podName).withNamespace(namespace).withLabels(labels)
+                    .withAnnotations(template.getMetadata().getAnnotations()).endMetadata()
+                    .withSpec(template.getSpec())
+                    .withNewStatus().withPhase(pending ? "Pending" : "Running").withConditions(condition(false))
+                    .addAllToContainerStatuses(pending ? List.of() : List.of(new io.fabric8.kubernetes.api.model.ContainerStatusBuilder()
+                            .withName(template.getSpec().getContainers().get(0).getName()).withReady(false).withRestartCount(3)
+                            .withNewState().withNewWaiting().withReason("CrashLoopBackOff").endWaiting().endState().build()))
+                    .endStatus()
+                    .build()).create();
+            events.add((pending ? "pending pod " : "crash-looping pod ") + podName);
+            return client.pods().inNamespace(namespace).withName(podName).get();
+        }
         Pod pod = client.pods().inNamespace(namespace).resource(new PodBuilder()
                 .withNewMetadata().withName(podName).withNamespace(namespace).withLabels(labels)
                 .withAnnotations(template.getMetadata().getAnnotations())

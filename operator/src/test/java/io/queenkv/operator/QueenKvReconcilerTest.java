@@ -402,6 +402,39 @@ class QueenKvReconcilerTest {
     }
 
     @Test
+    void revertingABadImageSupersedesTheRollAndReplacesTheCrashLoopingPod() {
+        create(3);
+        awaitRunning(3);
+        pods.breakImage(IMAGE_2);
+        edit(c -> c.getSpec().setImage(IMAGE_2));
+        await().atMost(Duration.ofSeconds(20)).until(() -> events.contains("crash-looping pod kv-2"));
+
+        edit(c -> c.getSpec().setImage(Fixtures.IMAGE)); // the fix: back to the image that works
+        QueenKvCluster c = awaitRunning(3);
+        assertThat(c.getStatus().getCurrentImage()).isEqualTo(Fixtures.IMAGE);
+        assertThat(c.getStatus().getPodTemplateHash()).isEqualTo(PodTemplateHash.of(c.getSpec()));
+        // Only the broken member was restarted, twice: onto the bad image, then back; n1 and n0 never.
+        assertThat(calls("evicted")).containsExactly("evicted kv-2", "evicted kv-2");
+        assertThat(events).noneMatch(e -> e.equals("pod gone kv-1") || e.equals("pod gone kv-0"));
+    }
+
+    @Test
+    void aScaleUpWhosePodNeverStartsFollowsTheSpecBackDown() {
+        create(3);
+        awaitRunning(3);
+        pods.unschedulable("kv-3");
+        edit(c -> c.getSpec().setReplicas(5));
+        await().atMost(Duration.ofSeconds(20)).until(() -> events.contains("pending pod kv-3"));
+
+        edit(c -> c.getSpec().setReplicas(3));
+        awaitRunning(3);
+        await().atMost(Duration.ofSeconds(10)).until(() -> client.apps().statefulSets().inNamespace(NS).withName(NAME).get()
+                .getSpec().getReplicas() == 3 && client.pods().inNamespace(NS).withName("kv-3").get() == null);
+        assertThat(calls("addMember")).isEmpty();
+        assertThat(calls("removeMember")).isEmpty();
+    }
+
+    @Test
     void operatorRestartMidScaleResumesTheRecordedStep() throws Exception {
         create(3);
         awaitRunning(3);
