@@ -554,6 +554,7 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
         s.setLeader(o.leaderId());
 
         List<String> readmitting = o.readmitting();
+        List<MemberStatus> previous = s.getMembers() == null ? List.of() : s.getMembers();
         List<MemberStatus> members = new ArrayList<>();
         if (o.leaderView() != null)
             for (String id : o.members()) {
@@ -561,6 +562,17 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
                 MemberStatus ms = new MemberStatus(id, m.raftAddress(), m.httpAddress(),
                         id.equals(o.leaderId()) ? "leader" : m.role() == null ? "follower" : m.role(), o.ready(id));
                 if (readmitting.contains(id)) ms.setReadmitting(true);
+                members.add(ms);
+            }
+        else
+            // No leader answered this time (a slow admin call, an election under way): the members last seen
+            // stay, ready as their pods are (/readyz: the node knows a leader and has caught up), so one
+            // missed answer neither empties the list nor takes Available away while a quorum serves.
+            for (MemberStatus p : previous) {
+                if (p.getRaftAddress() == null) continue; // re-admitting, not in the configuration
+                boolean learner = ClusterView.LEARNER.equals(p.getRole());
+                MemberStatus ms = new MemberStatus(p.getId(), p.getRaftAddress(), p.getHttpAddress(), learner ? ClusterView.LEARNER : null,
+                        Observed.podReady(o.pods().get(Names.ordinalOf(p.getId()))));
                 members.add(ms);
             }
         s.setMembers(members);
@@ -585,12 +597,21 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
         PendingOperation op = s.getPendingOperation();
 
         // Available: a quorum of the voting members serves (a learner does not vote).
-        List<String> voters = o.voters();
-        long readyVoters = voters.stream().filter(o::ready).count();
-        boolean available = o.leaderView() != null && readyVoters >= Observed.majority(voters.size());
+        boolean available;
+        String availableMessage;
+        if (o.leaderView() != null) {
+            List<String> voters = o.voters();
+            long readyVoters = voters.stream().filter(o::ready).count();
+            available = readyVoters >= Observed.majority(voters.size());
+            availableMessage = ready + " of " + o.members().size() + " members ready, leader " + o.leaderId();
+        } else {
+            List<MemberStatus> voters = members.stream().filter(m -> !ClusterView.LEARNER.equals(m.getRole())).toList();
+            long readyVoters = voters.stream().filter(m -> Boolean.TRUE.equals(m.getReady())).count();
+            available = !creating && !voters.isEmpty() && readyVoters >= Observed.majority(voters.size());
+            availableMessage = "no leader answered; " + readyVoters + " of " + voters.size() + " voters' pods ready";
+        }
         Conditions.set(s.getConditions(), QueenKvClusterStatus.AVAILABLE, available,
-                available ? REASON_QUORUM : creating ? REASON_CREATING : REASON_NO_QUORUM,
-                o.leaderView() == null ? "no leader" : ready + " of " + o.members().size() + " members ready, leader " + o.leaderId(), gen, now);
+                available ? REASON_QUORUM : creating ? REASON_CREATING : REASON_NO_QUORUM, availableMessage, gen, now);
 
         // Progressing: an operation is recorded, the group is being created, or a step just ran.
         boolean progressing = op != null || creating || outcome.progressReason() != null;

@@ -532,6 +532,41 @@ class QueenKvReconcilerTest {
     }
 
     @Test
+    void availableStaysTrueWhileAQuorumServesThoughTheLeaderDoesNotAnswer() {
+        create(3);
+        awaitRunning(3);
+        statuses.clear();
+        nodes.slowAdmin(0, true); // the leader's admin API times out under load; the group serves on
+        edit(c -> c.getSpec().setSettings(new KvSettings().writeRate(63))); // a reconcile while it does
+        await().atMost(Duration.ofSeconds(20)).until(() -> conditionIs(get().getStatus(), QueenKvClusterStatus.DEGRADED, "True",
+                QueenKvReconciler.REASON_NO_LEADER));
+        QueenKvClusterStatus s = get().getStatus();
+        assertCondition(s, QueenKvClusterStatus.AVAILABLE, "True", QueenKvReconciler.REASON_QUORUM);
+        assertThat(s.getMembers()).extracting(MemberStatus::getId).containsExactly("n0", "n1", "n2");
+
+        nodes.slowAdmin(0, false);
+        awaitRunning(3);
+        assertThat(statuses).allMatch(st -> conditionIs(st, QueenKvClusterStatus.AVAILABLE, "True", null));
+        assertThat(statuses).allMatch(st -> st.getMembers().size() == 3);
+    }
+
+    @Test
+    void availableGoesFalseWhenTheQuorumIsGoneWithoutALeader() {
+        create(3);
+        awaitRunning(3);
+        nodes.slowAdmin(0, true);
+        pods.holdNotReady("kv-1", true);
+        pods.holdNotReady("kv-2", true);
+        edit(c -> c.getSpec().setSettings(new KvSettings().writeRate(64))); // a reconcile while it does
+        await().atMost(Duration.ofSeconds(20)).until(() -> conditionIs(get().getStatus(), QueenKvClusterStatus.AVAILABLE, "False",
+                QueenKvReconciler.REASON_NO_QUORUM));
+        nodes.slowAdmin(0, false);
+        pods.holdNotReady("kv-1", false);
+        pods.holdNotReady("kv-2", false);
+        awaitRunning(3);
+    }
+
+    @Test
     void scaleDownThatWouldLoseTheQuorumIsRefused() throws Exception {
         create(5);
         awaitRunning(5);
