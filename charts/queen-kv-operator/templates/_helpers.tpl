@@ -83,10 +83,14 @@ The operator's permissions (least privilege), shared by the ClusterRole and the 
 - apiGroups: ["policy"]
   resources: ["poddisruptionbudgets"]
   verbs: ["get", "list", "watch", "create", "update", "patch", "delete"]
-# Pods: watched for readiness, deleted one at a time for rolling restarts.
+# Pods: watched for readiness; a rolling restart evicts one at a time (the PodDisruptionBudget has
+# its say) and deletes the pod of a single-member cluster (its budget allows no eviction).
 - apiGroups: [""]
   resources: ["pods"]
   verbs: ["get", "list", "watch", "delete"]
+- apiGroups: [""]
+  resources: ["pods/eviction"]
+  verbs: ["create"]
 # A removed member's volume claim is deleted so that a later scale-up never reuses stale data.
 - apiGroups: [""]
   resources: ["persistentvolumeclaims"]
@@ -105,4 +109,11 @@ The operator's permissions (least privilege), shared by the ClusterRole and the 
 - apiGroups: ["", "events.k8s.io"]
   resources: ["events"]
   verbs: ["create", "patch"]
+{{- end }}
+
+{{/* The Lease of the leader election (JOSDK checks exactly these verbs), in the release's namespace. */}}
+{{- define "queen-kv-operator.leaseRules" -}}
+- apiGroups: ["coordination.k8s.io"]
+  resources: ["leases"]
+  verbs: ["get", "create", "update"]
 {{- end }}

@@ -60,6 +60,19 @@ record Observed(Map<Integer, Pod> pods, Map<Integer, ClusterView> views, Map<Int
         return p.getMetadata().getDeletionTimestamp() != null;
     }
 
+    /** Container states a pod does not leave by itself waiting: it needs a new template (or a new node). */
+    static final java.util.Set<String> STUCK_REASONS = java.util.Set.of("CrashLoopBackOff", "ImagePullBackOff", "ErrImagePull",
+            "CreateContainerConfigError", "InvalidImageName");
+
+    /** Pending (unscheduled, or its containers not created) or a container waiting for one of {@link #STUCK_REASONS}. */
+    static boolean stuck(Pod p) {
+        if (p.getStatus() == null) return false;
+        if ("Pending".equals(p.getStatus().getPhase())) return true;
+        return p.getStatus().getContainerStatuses() != null && p.getStatus().getContainerStatuses().stream()
+                .anyMatch(cs -> cs.getState() != null && cs.getState().getWaiting() != null
+                        && STUCK_REASONS.contains(cs.getState().getWaiting().getReason()));
+    }
+
     static boolean podReady(Pod p) {
         return p != null && !terminating(p) && p.getStatus() != null && p.getStatus().getConditions() != null
                 && p.getStatus().getConditions().stream().anyMatch(cond -> "Ready".equals(cond.getType()) && "True".equals(cond.getStatus()));

@@ -12,28 +12,47 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.config.ControllerConfigurationOverrider;
+import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
+import io.javaoperatorsdk.operator.api.config.LeaderElectionConfigurationBuilder;
 import io.queenkv.operator.nodes.HttpNodeAdmin;
 
 /**
  * Runs the operator: one controller for {@code QueenKvCluster}s, watching the namespaces in
  * {@code WATCH_NAMESPACES} (comma-separated; absent or empty: all namespaces), calling the nodes' admin
  * API at their pods' DNS names. Production uses server-side apply (JOSDK's default).
+ *
+ * <p>Replicas elect a leader through the Lease {@code LEADER_ELECTION_LEASE_NAME} in
+ * {@code LEADER_ELECTION_NAMESPACE} (absent: the client's namespace): only the holder reconciles, so two
+ * replicas (an upgrade's overlap, a second replica for availability) never record and run two
+ * operations on one cluster. A replica that loses the lease exits rather than act on a stale belief.
  */
 public final class OperatorMain {
     public static final String WATCH_NAMESPACES = "WATCH_NAMESPACES";
+    public static final String LEASE_NAME = "LEADER_ELECTION_LEASE_NAME";
+    public static final String LEASE_NAMESPACE = "LEADER_ELECTION_NAMESPACE";
+    public static final String DEFAULT_LEASE_NAME = "queen-kv-operator";
     private static final Logger LOG = LoggerFactory.getLogger(OperatorMain.class);
 
     private OperatorMain() {}
 
     public static void main(String[] args) {
         KubernetesClient client = new KubernetesClientBuilder().build();
-        Operator operator = new Operator(o -> o.withKubernetesClient(client));
+        LeaderElectionConfiguration election = leaderElection(System.getenv(LEASE_NAME), System.getenv(LEASE_NAMESPACE));
+        Operator operator = new Operator(o -> o.withKubernetesClient(client).withLeaderElectionConfiguration(election));
         Set<String> namespaces = namespaces(System.getenv(WATCH_NAMESPACES));
         operator.register(new QueenKvReconciler(new HttpNodeAdmin(client, HttpNodeAdmin.AddressResolver.podDns())),
                 overrider -> watch(overrider, namespaces));
         operator.installShutdownHook(Duration.ofSeconds(30));
         operator.start();
         LOG.info("Queen KV operator started, watching {}", namespaces.isEmpty() ? "all namespaces" : namespaces);
+    }
+
+    /** The Lease the replicas compete for; blank values take the defaults. */
+    static LeaderElectionConfiguration leaderElection(String leaseName, String leaseNamespace) {
+        var b = LeaderElectionConfigurationBuilder.aLeaderElectionConfiguration(
+                leaseName == null || leaseName.isBlank() ? DEFAULT_LEASE_NAME : leaseName.trim());
+        if (leaseNamespace != null && !leaseNamespace.isBlank()) b.withLeaseNamespace(leaseNamespace.trim());
+        return b.withExitOnStopLeading(true).build();
     }
 
     /** The namespaces of a comma-separated list; empty means all. */

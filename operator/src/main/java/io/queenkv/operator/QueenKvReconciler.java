@@ -20,6 +20,7 @@ import org.slf4j.LoggerFactory;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.policy.v1.EvictionBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
@@ -49,7 +50,6 @@ import io.queenkv.operator.model.Model;
 import io.queenkv.operator.model.Names;
 import io.queenkv.operator.model.NodeEnv;
 import io.queenkv.operator.model.Peers;
-import io.queenkv.operator.model.StatefulSetModel;
 import io.queenkv.operator.nodes.ClusterView;
 import io.queenkv.operator.nodes.NodeAdmin;
 import io.queenkv.operator.nodes.NodeAdminException;
@@ -62,9 +62,10 @@ import io.queenkv.operator.nodes.NodeAdminException;
  *       anything is created;</li>
  *   <li><b>TLS</b>: the cluster CA and node certificate Secrets, or the cert-manager Certificate
  *       ({@link TlsMaterial}), before any pod that mounts them;</li>
- *   <li><b>apply</b>: the ConfigMap, both Services, the StatefulSet (sized from status, one ordinal at a
- *       time) and the PodDisruptionBudget;</li>
  *   <li><b>observe</b>: the pods and each node's view of the group through {@link NodeAdmin};</li>
+ *   <li><b>apply</b>: the ConfigMap, both Services, the StatefulSet (sized from status, one ordinal at a
+ *       time, never below the highest member's ordinal + 1, never shrunk while no leader is visible) and
+ *       the PodDisruptionBudget;</li>
  *   <li><b>act</b>: resume the recorded {@code pendingOperation}, or pick the next one (settings, scale up
  *       by one, scale down by one, roll one pod) and only <em>record</em> it: the next reconcile acts, so
  *       an operator restarted mid-way finds the intent in status and resumes it;</li>
@@ -182,20 +183,23 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
         }
         QueenKvCluster view = withStatus(c, s); // the model reads bootstrapReplicas from status
 
-        // 2. The owned resources, the StatefulSet at the size the recorded operation calls for.
+        // 2. TLS material, then what the pods and the nodes say (before the StatefulSet is sized: the group bounds its size).
         boolean ssa = context.getControllerConfiguration().getConfigurationService().ssaBasedCreateUpdateMatchForDependentResources();
         ResourceApplier applier = new ResourceApplier(client, ssa);
         tls.ensure(view, client, applier);
-        DesiredResources desired = DesiredResources.of(view, statefulSetReplicas(s));
-        for (HasMetadata r : desired.all()) applier.apply(r);
-
-        // 3. What the pods and the nodes say.
         Observed o = Observed.of(client, nodes, view);
+
+        // 3. The owned resources, the StatefulSet at the size the recorded operation calls for, bounded by the group.
+        StatefulSet current = client.apps().statefulSets().inNamespace(Model.namespace(c)).withName(Names.statefulSet(Model.name(c))).get();
+        DesiredResources desired = DesiredResources.of(view, safeStatefulSetReplicas(statefulSetReplicas(s), o,
+                current == null || current.getSpec() == null ? null : current.getSpec().getReplicas()));
+        for (HasMetadata r : desired.all()) applier.apply(r);
 
         // 4. One step: resume the recorded operation, or record the next one.
         Outcome outcome;
         try {
-            outcome = s.getPendingOperation() != null ? resume(view, s, o, client, applier) : next(view, s, o, desired.podTemplateHash());
+            outcome = s.getPendingOperation() != null ? resume(view, s, o, client, desired.podTemplateHash())
+                    : next(view, s, o, desired.podTemplateHash());
         } catch (NodeAdminException e) {
             LOG.info("{}/{}: admin call failed: {}", Model.namespace(c), Model.name(c), e.getMessage());
             outcome = Outcome.waiting("admin call failed, retrying: " + e.getMessage());
@@ -255,7 +259,7 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
     }
 
     // ---------------------------------------------------------------------------------------------
-    // Step 2: how many pods the StatefulSet has, from what status records
+    // Step 3: how many pods the StatefulSet has, from what status records and the group
 
     /**
      * The completed member count ({@code status.replicas}), plus the ordinal being added, or minus the
@@ -270,6 +274,18 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
             case ScaleDown -> MEMBER_REMOVED.equals(op.getStep()) ? op.getOrdinal() : op.getOrdinal() + 1;
             case Roll -> members;
         };
+    }
+
+    /**
+     * The size status calls for, bounded by the group: never below the highest ordinal in the leader's
+     * configuration (or being re-admitted) + 1, so a stale or hand-edited status cannot take the pod of a
+     * member; and, while no leader is visible to say who the members are, never below the current size.
+     */
+    static int safeStatefulSetReplicas(int fromStatus, Observed o, Integer current) {
+        if (o.leaderView() == null) return Math.max(fromStatus, current == null ? 0 : current);
+        int highest = java.util.stream.Stream.concat(o.members().stream(), o.readmitting().stream())
+                .mapToInt(Names::ordinalOf).max().orElse(-1);
+        return Math.max(fromStatus, highest + 1);
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -354,21 +370,54 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
     // ---------------------------------------------------------------------------------------------
     // Step 4b: resume the recorded operation
 
-    private Outcome resume(QueenKvCluster c, QueenKvClusterStatus s, Observed o, KubernetesClient client, ResourceApplier applier) {
+    private Outcome resume(QueenKvCluster c, QueenKvClusterStatus s, Observed o, KubernetesClient client, String desiredHash) {
         PendingOperation op = s.getPendingOperation();
         if (o.leaderView() == null) return Outcome.waiting(op.getType() + " of " + op.getMember() + " waits for a leader");
+        Optional<String> superseded = supersededBy(c, o, op, desiredHash);
+        if (superseded.isPresent()) {
+            // Dropped from status first; the next reconcile sizes the StatefulSet and picks the next step from the current spec.
+            s.setPendingOperation(null);
+            LOG.info("{}/{}: {} of {} superseded: {}", Model.namespace(c), Model.name(c), op.getType(), op.getMember(), superseded.get());
+            return Outcome.advanced(reason(op), op.getType() + " of " + op.getMember() + " superseded: " + superseded.get());
+        }
         return switch (op.getType()) {
-            case ScaleUp -> resumeScaleUp(c, s, o, op);
-            case ScaleDown -> resumeScaleDown(c, s, o, op, client, applier);
+            case ScaleUp -> resumeScaleUp(c, s, o, op, client, desiredHash);
+            case ScaleDown -> resumeScaleDown(c, s, o, op, client);
             case Roll -> resumeRoll(c, s, o, op, client);
         };
     }
 
-    /** Pod started → added through the leader → caught up. */
-    private Outcome resumeScaleUp(QueenKvCluster c, QueenKvClusterStatus s, Observed o, PendingOperation op) {
+    /**
+     * Why the recorded operation no longer follows the spec, if it does not: a roll towards a template the
+     * spec has left (a reverted image: its target may be the very pod that cannot start); a scale-up whose
+     * member is not in the group yet while the spec no longer wants it; a scale-down whose member is still
+     * in the group while the spec wants it again. A member already added, or already removed, is finished
+     * first: the step that follows undoes it the safe way.
+     */
+    static Optional<String> supersededBy(QueenKvCluster c, Observed o, PendingOperation op, String desiredHash) {
+        int wanted = Model.replicas(Model.spec(c));
+        return switch (op.getType()) {
+            case Roll -> desiredHash.equals(op.getTargetPodTemplateHash()) ? Optional.empty()
+                    : Optional.of("the pod template changed again (now " + desiredHash + ")");
+            case ScaleUp -> !o.isMember(op.getMember()) && wanted <= op.getOrdinal()
+                    ? Optional.of("spec.replicas is " + wanted + " now") : Optional.empty();
+            case ScaleDown -> o.isMember(op.getMember()) && !MEMBER_REMOVED.equals(op.getStep()) && wanted >= o.members().size()
+                    ? Optional.of("spec.replicas is " + wanted + " now") : Optional.empty();
+        };
+    }
+
+    /** Pod started → added through the leader → caught up. A pod stuck on an older template is replaced first. */
+    private Outcome resumeScaleUp(QueenKvCluster c, QueenKvClusterStatus s, Observed o, PendingOperation op, KubernetesClient client,
+                                  String desiredHash) {
         int k = op.getOrdinal();
         String id = op.getMember();
         if (!o.isMember(id)) {
+            Optional<Pod> pod = o.pod(k);
+            if (pod.isPresent() && Observed.stuck(pod.get()) && !desiredHash.equals(o.podHash(k)) && !Observed.terminating(pod.get())) {
+                // Not a member: nothing to protect. The StatefulSet (OnDelete) recreates it from the current template.
+                client.pods().inNamespace(Model.namespace(c)).withName(pod.get().getMetadata().getName()).delete();
+                return Outcome.advanced(REASON_SCALING_UP, "replaced pod " + pod.get().getMetadata().getName() + ", stuck on an older template");
+            }
             if (!o.views().containsKey(k)) return Outcome.waiting("waiting for pod " + Names.pod(Model.name(c), k) + " to start");
             Peers.NodeAddress a = Peers.node(c, k);
             nodes.addMember(c, o.leaderOrdinal(), id, a.raftAddress(), a.httpAddress());
@@ -384,9 +433,14 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
         return Outcome.advanced(REASON_SCALING_UP, id + " caught up");
     }
 
-    /** Leadership moved off → removed from the group (committed) → StatefulSet shrunk → its claim deleted. */
+    /**
+     * Leadership moved off → removed from the group (committed) → {@code MemberRemoved} persisted → StatefulSet
+     * shrunk (by the next reconcile's apply, which sizes it from that status) → its pod gone → its claim deleted.
+     * The shrink never precedes the persisted removal, and the claim is the operator's to delete
+     * ({@code whenScaled: Retain}), so no other shrink takes the data of a member still in the group.
+     */
     private Outcome resumeScaleDown(QueenKvCluster c, QueenKvClusterStatus s, Observed o, PendingOperation op,
-                                    KubernetesClient client, ResourceApplier applier) {
+                                    KubernetesClient client) {
         int k = op.getOrdinal();
         String id = op.getMember();
         if (o.isMember(id)) {
@@ -398,7 +452,7 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
         }
         if (!MEMBER_REMOVED.equals(op.getStep())) {
             op.setStep(MEMBER_REMOVED);
-            applier.apply(StatefulSetModel.build(c, statefulSetReplicas(s)));
+            return Outcome.advanced(REASON_SCALING_DOWN, "removed " + id + " from the group; shrinking the StatefulSet next");
         }
         if (o.pod(k).isPresent()) return Outcome.waiting("removed " + id + "; waiting for pod " + Names.pod(Model.name(c), k) + " to go");
         client.persistentVolumeClaims().inNamespace(Model.namespace(c)).withName(Names.dataClaim(Model.name(c), k)).delete();
@@ -429,7 +483,12 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
             if (id.equals(o.leaderId())) return moveLeadershipOff(c, o, op, target, REASON_ROLLING);
             Optional<Pod> pod = o.pod(k);
             if (pod.isPresent() && !Observed.terminating(pod.get())) {
-                client.pods().inNamespace(Model.namespace(c)).withName(pod.get().getMetadata().getName()).delete();
+                // Checked again now, not only when the roll was recorded: a drain or a crash since then
+                // may have taken another member, and this restart would then take the quorum with it.
+                Optional<String> refusal = restartRefusal(o, id);
+                if (refusal.isPresent()) return Outcome.waiting(refusal.get());
+                if (!restart(c, o, pod.get(), client))
+                    return Outcome.waiting("the PodDisruptionBudget does not allow restarting " + id + " now (eviction refused)");
                 LOG.info("{}/{}: restarting {} (pod {})", Model.namespace(c), Model.name(c), id, pod.get().getMetadata().getName());
             }
             op.setStep(POD_DELETED);
@@ -440,6 +499,35 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
         s.setPendingOperation(null);
         LOG.info("{}/{}: {} restarted and caught up", Model.namespace(c), Model.name(c), id);
         return Outcome.advanced(REASON_ROLLING, id + " restarted");
+    }
+
+    /**
+     * Why restarting {@code id} now would leave fewer than a quorum of voters ready, if it would. A member
+     * that is not ready serves no quorum: restarting it (a new image may be its fix) takes nothing away.
+     */
+    static Optional<String> restartRefusal(Observed o, String id) {
+        if (!o.ready(id)) return Optional.empty();
+        List<String> voters = o.voters();
+        long othersReady = voters.stream().filter(v -> !v.equals(id)).filter(o::ready).count();
+        int quorum = Observed.majority(voters.size());
+        if (othersReady >= quorum) return Optional.empty();
+        return Optional.of("restarting " + id + " waits: " + othersReady + " other voters ready, a quorum needs " + quorum
+                + "; not ready: " + notReady(o));
+    }
+
+    /**
+     * Restarts a member's pod through the Eviction API, so a PodDisruptionBudget (ours, or a drain's
+     * view of it) has its say; false when it refuses (429): try again later. A group of one has no
+     * disruption to spare (its budget allows none), so its pod, which the user asked to restart, is deleted.
+     */
+    private static boolean restart(QueenKvCluster c, Observed o, Pod pod, KubernetesClient client) {
+        var p = client.pods().inNamespace(Model.namespace(c)).withName(pod.getMetadata().getName());
+        if (o.members().size() <= 1) {
+            p.delete();
+            return true;
+        }
+        return p.evict(new EvictionBuilder().withNewMetadata().withName(pod.getMetadata().getName())
+                .withNamespace(Model.namespace(c)).endMetadata().build());
     }
 
     /** A ready member other than {@code leaving}, one already on {@code preferredHash} first, then the lowest ordinal. */
@@ -466,6 +554,7 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
         s.setLeader(o.leaderId());
 
         List<String> readmitting = o.readmitting();
+        List<MemberStatus> previous = s.getMembers() == null ? List.of() : s.getMembers();
         List<MemberStatus> members = new ArrayList<>();
         if (o.leaderView() != null)
             for (String id : o.members()) {
@@ -473,6 +562,17 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
                 MemberStatus ms = new MemberStatus(id, m.raftAddress(), m.httpAddress(),
                         id.equals(o.leaderId()) ? "leader" : m.role() == null ? "follower" : m.role(), o.ready(id));
                 if (readmitting.contains(id)) ms.setReadmitting(true);
+                members.add(ms);
+            }
+        else
+            // No leader answered this time (a slow admin call, an election under way): the members last seen
+            // stay, ready as their pods are (/readyz: the node knows a leader and has caught up), so one
+            // missed answer neither empties the list nor takes Available away while a quorum serves.
+            for (MemberStatus p : previous) {
+                if (p.getRaftAddress() == null) continue; // re-admitting, not in the configuration
+                boolean learner = ClusterView.LEARNER.equals(p.getRole());
+                MemberStatus ms = new MemberStatus(p.getId(), p.getRaftAddress(), p.getHttpAddress(), learner ? ClusterView.LEARNER : null,
+                        Observed.podReady(o.pods().get(Names.ordinalOf(p.getId()))));
                 members.add(ms);
             }
         s.setMembers(members);
@@ -497,12 +597,21 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
         PendingOperation op = s.getPendingOperation();
 
         // Available: a quorum of the voting members serves (a learner does not vote).
-        List<String> voters = o.voters();
-        long readyVoters = voters.stream().filter(o::ready).count();
-        boolean available = o.leaderView() != null && readyVoters >= Observed.majority(voters.size());
+        boolean available;
+        String availableMessage;
+        if (o.leaderView() != null) {
+            List<String> voters = o.voters();
+            long readyVoters = voters.stream().filter(o::ready).count();
+            available = readyVoters >= Observed.majority(voters.size());
+            availableMessage = ready + " of " + o.members().size() + " members ready, leader " + o.leaderId();
+        } else {
+            List<MemberStatus> voters = members.stream().filter(m -> !ClusterView.LEARNER.equals(m.getRole())).toList();
+            long readyVoters = voters.stream().filter(m -> Boolean.TRUE.equals(m.getReady())).count();
+            available = !creating && !voters.isEmpty() && readyVoters >= Observed.majority(voters.size());
+            availableMessage = "no leader answered; " + readyVoters + " of " + voters.size() + " voters' pods ready";
+        }
         Conditions.set(s.getConditions(), QueenKvClusterStatus.AVAILABLE, available,
-                available ? REASON_QUORUM : creating ? REASON_CREATING : REASON_NO_QUORUM,
-                o.leaderView() == null ? "no leader" : ready + " of " + o.members().size() + " members ready, leader " + o.leaderId(), gen, now);
+                available ? REASON_QUORUM : creating ? REASON_CREATING : REASON_NO_QUORUM, availableMessage, gen, now);
 
         // Progressing: an operation is recorded, the group is being created, or a step just ran.
         boolean progressing = op != null || creating || outcome.progressReason() != null;

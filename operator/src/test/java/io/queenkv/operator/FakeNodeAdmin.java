@@ -76,6 +76,14 @@ final class FakeNodeAdmin implements NodeAdmin {
         else lagging.remove(ordinal);
     }
 
+    /** Its admin API times out while the node itself serves (and its readiness probe passes). */
+    private final Set<Integer> slow = new HashSet<>();
+
+    synchronized void slowAdmin(int ordinal, boolean on) {
+        if (on) slow.add(ordinal);
+        else slow.remove(ordinal);
+    }
+
     synchronized void fail(int ordinal, boolean on) {
         if (on) failing.add(ordinal);
         else failing.remove(ordinal);
@@ -148,6 +156,7 @@ final class FakeNodeAdmin implements NodeAdmin {
     @Override
     public synchronized ClusterView cluster(QueenKvCluster c, int ordinal) {
         reachable(ordinal);
+        if (slow.contains(ordinal)) throw new NodeAdminException("n" + ordinal + ": request timed out", 0);
         String id = Names.nodeId(ordinal);
         if (!members.containsKey(id))
             return new ClusterView(id, "learner", 0, null, List.of(), 0, 0, settings, settingsIndex, List.of());

@@ -23,7 +23,7 @@ import io.queenkv.operator.model.Model;
 /**
  * Plays the StatefulSet controller and the kubelet, minimally, for the mock API server (where nothing
  * runs pods): every 50 ms it makes pods {@code 0..replicas-1} exist from the StatefulSet's current
- * template (with their data claim), deletes pods above, starts and stops the {@link FakeNodeAdmin}'s node
+ * template (with their data claim), deletes pods above (and their claims under {@code whenScaled: Delete}), starts and stops the {@link FakeNodeAdmin}'s node
  * processes with their pods, and sets each pod's Ready condition from the node's readiness (the
  * readiness probe) unless the test holds it not ready.
  */
@@ -46,6 +46,41 @@ final class PodSimulator implements AutoCloseable {
         this.thread = new Thread(this::loop, "pod-simulator");
         this.thread.setDaemon(true);
         this.thread.start();
+    }
+
+    /** Evicted pods, deleted by the next round (the API server's eviction subresource, which the mock lacks). */
+    private final Set<String> evicted = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private volatile boolean refuseEvictions;
+
+    /**
+     * A POST to a pod's {@code eviction} subresource: false (429) while {@link #refuseEvictions} holds, as a
+     * PodDisruptionBudget with no disruption left would answer; otherwise the pod is deleted.
+     */
+    boolean evict(String pod) {
+        if (refuseEvictions) {
+            events.add("eviction refused " + pod);
+            return false;
+        }
+        events.add("evicted " + pod);
+        evicted.add(pod);
+        return true;
+    }
+
+    /** Images whose container exits at once: their pods crash-loop, their node never starts. */
+    private final Set<String> brokenImages = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** Pods that stay Pending (unschedulable) once created. */
+    private final Set<String> unschedulable = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    void breakImage(String image) {
+        brokenImages.add(image);
+    }
+
+    void unschedulable(String pod) {
+        unschedulable.add(pod);
+    }
+
+    void refuseEvictions(boolean refuse) {
+        refuseEvictions = refuse;
     }
 
     /** Holds a pod's Ready condition false (as a failing readiness probe would). */
@@ -72,6 +107,10 @@ final class PodSimulator implements AutoCloseable {
     }
 
     private synchronized void step() {
+        for (String pod : List.copyOf(evicted)) {
+            client.pods().inNamespace(namespace).withName(pod).delete();
+            evicted.remove(pod);
+        }
         for (StatefulSet sts : client.apps().statefulSets().inNamespace(namespace).list().getItems()) {
             String name = sts.getMetadata().getName();
             int replicas = sts.getSpec().getReplicas() == null ? 1 : sts.getSpec().getReplicas();
@@ -99,6 +138,12 @@ final class PodSimulator implements AutoCloseable {
                     client.pods().inNamespace(namespace).withName(podName).delete();
                     if (running.remove(podName) != null) nodes.stop(e.getKey());
                     events.add("scaled down pod " + podName);
+                    // As the StatefulSet controller: whenScaled Delete takes the claim with the pod.
+                    var retention = sts.getSpec().getPersistentVolumeClaimRetentionPolicy();
+                    if (retention != null && "Delete".equals(retention.getWhenScaled())) {
+                        client.persistentVolumeClaims().inNamespace(namespace).withName(Model.DATA_VOLUME + "-" + podName).delete();
+                        events.add("claim deleted with the pod " + Model.DATA_VOLUME + "-" + podName);
+                    }
                     continue;
                 }
                 boolean ready = nodes.ready(null, e.getKey()) && !forcedNotReady.contains(podName);
@@ -120,6 +165,22 @@ final class PodSimulator implements AutoCloseable {
         var template = sts.getSpec().getTemplate();
         Map<String, String> labels = new LinkedHashMap<>(template.getMetadata().getLabels());
         labels.put("statefulset.kubernetes.io/pod-name", podName);
+        boolean pending = unschedulable.contains(podName);
+        boolean crashing = brokenImages.contains(template.getSpec().getContainers().get(0).getImage());
+        if (pending || crashing) {
+            client.pods().inNamespace(namespace).resource(new PodBuilder()
+                    .withNewMetadata().withName(podName).withNamespace(namespace).withLabels(labels)
+                    .withAnnotations(template.getMetadata().getAnnotations()).endMetadata()
+                    .withSpec(template.getSpec())
+                    .withNewStatus().withPhase(pending ? "Pending" : "Running").withConditions(condition(false))
+                    .addAllToContainerStatuses(pending ? List.of() : List.of(new io.fabric8.kubernetes.api.model.ContainerStatusBuilder()
+                            .withName(template.getSpec().getContainers().get(0).getName()).withReady(false).withRestartCount(3)
+                            .withNewState().withNewWaiting().withReason("CrashLoopBackOff").endWaiting().endState().build()))
+                    .endStatus()
+                    .build()).create();
+            events.add((pending ? "pending pod " : "crash-looping pod ") + podName);
+            return client.pods().inNamespace(namespace).withName(podName).get();
+        }
         Pod pod = client.pods().inNamespace(namespace).resource(new PodBuilder()
                 .withNewMetadata().withName(podName).withNamespace(namespace).withLabels(labels)
                 .withAnnotations(template.getMetadata().getAnnotations())

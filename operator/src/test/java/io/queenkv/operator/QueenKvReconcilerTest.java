@@ -35,6 +35,11 @@ import io.fabric8.kubernetes.client.Watch;
 import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.kubernetes.api.model.StatusBuilder;
+import io.fabric8.mockwebserver.http.Headers;
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import io.fabric8.mockwebserver.utils.ResponseProvider;
 import io.javaoperatorsdk.operator.Operator;
 import io.queenkv.operator.crd.ClusterPhase;
 import io.queenkv.operator.crd.KvSettings;
@@ -71,6 +76,7 @@ class QueenKvReconcilerTest {
     }
 
     KubernetesClient client;
+    KubernetesMockServer server;
 
     final List<String> events = new CopyOnWriteArrayList<>();
     /** Every status the cluster resource went through (from a watch). */
@@ -80,6 +86,8 @@ class QueenKvReconcilerTest {
     Operator operator;
     QueenKvReconciler reconciler;
     Watch watch;
+    final List<Watch> watches = new ArrayList<>();
+    private String lastLogged;
 
     @BeforeEach
     void start() throws Exception {
@@ -89,18 +97,71 @@ class QueenKvReconcilerTest {
         watch = client.resources(QueenKvCluster.class).inNamespace(NS).watch(new Watcher<>() {
             @Override
             public void eventReceived(Action action, QueenKvCluster c) {
-                if (c.getStatus() != null) statuses.add(c.getStatus());
+                if (c.getStatus() == null) return;
+                statuses.add(c.getStatus());
+                var op = c.getStatus().getPendingOperation();
+                if (op != null) logOnce("status " + op.getType() + " " + op.getMember() + " " + op.getStep());
             }
 
             @Override
             public void onClose(WatcherException cause) {}
         });
+        // What the StatefulSet and the claims went through, in the same log as the admin calls.
+        watches.add(client.apps().statefulSets().inNamespace(NS).watch(new Watcher<>() {
+            @Override
+            public void eventReceived(Action action, StatefulSet sts) {
+                logOnce("sts replicas " + sts.getSpec().getReplicas());
+            }
+
+            @Override
+            public void onClose(WatcherException cause) {}
+        }));
+        watches.add(client.persistentVolumeClaims().inNamespace(NS).watch(new Watcher<>() {
+            @Override
+            public void eventReceived(Action action, io.fabric8.kubernetes.api.model.PersistentVolumeClaim pvc) {
+                if (action == Action.DELETED) events.add("pvc deleted " + pvc.getMetadata().getName());
+            }
+
+            @Override
+            public void onClose(WatcherException cause) {}
+        }));
+        serveEvictions();
         startOperator();
+    }
+
+    /** The eviction subresource of every pod the tests create, answered by the {@link PodSimulator}. */
+    private void serveEvictions() {
+        for (int i = 0; i < 7; i++) {
+            String pod = NAME + "-" + i;
+            server.expect().post().withPath("/api/v1/namespaces/" + NS + "/pods/" + pod + "/eviction").andReply(new ResponseProvider<Object>() {
+                private Headers headers = Headers.builder().build();
+                private int code;
+
+                @Override
+                public int getStatusCode(RecordedRequest request) {
+                    code = pods.evict(pod) ? 201 : 429;
+                    return code;
+                }
+
+                @Override
+                public Object getBody(RecordedRequest request) {
+                    return new StatusBuilder().withStatus(code == 201 ? "Success" : "Failure").withCode(code)
+                            .withReason(code == 201 ? null : "TooManyRequests").build();
+                }
+
+                @Override
+                public Headers getHeaders() { return headers; }
+
+                @Override
+                public void setHeaders(Headers h) { headers = h; }
+            }).always();
+        }
     }
 
     @AfterEach
     void stop() throws Exception {
         watch.close();
+        for (Watch w : watches) w.close();
         if (operator != null) operator.stop();
         pods.close();
     }
@@ -215,6 +276,12 @@ class QueenKvReconcilerTest {
         assertThat(indexOf("removeMember n4")).isLessThan(indexOf("scaled down pod kv-4"));
         assertThat(indexOf("scaled down pod kv-4")).isLessThan(indexOf("removeMember n3"));
         assertThat(indexOf("removeMember n3")).isLessThan(indexOf("scaled down pod kv-3"));
+        // Each removal is persisted before the StatefulSet shrinks; the claim goes only after its pod.
+        assertThat(indexOf("status ScaleDown n4 " + QueenKvReconciler.MEMBER_REMOVED)).isLessThan(indexOf("sts replicas 4"));
+        assertThat(indexOf("removeMember n4")).isLessThan(indexOf("status ScaleDown n4 " + QueenKvReconciler.MEMBER_REMOVED));
+        assertThat(indexOf("scaled down pod kv-4")).isLessThan(indexOf("pvc deleted data-kv-4"));
+        assertThat(indexOf("status ScaleDown n3 " + QueenKvReconciler.MEMBER_REMOVED)).isLessThan(indexOf("sts replicas 3"));
+        assertThat(events).noneMatch(e -> e.startsWith("claim deleted with the pod"));
         assertThat(c.getStatus().getMembers()).extracting(MemberStatus::getId).containsExactly("n0", "n1", "n2");
         assertThat(c.getStatus().getLeader()).isNotIn("n3", "n4");
         assertThat(client.apps().statefulSets().inNamespace(NS).withName(NAME).get().getSpec().getReplicas()).isEqualTo(3);
@@ -261,6 +328,8 @@ class QueenKvReconcilerTest {
 
         List<String> restarts = events.stream().filter(e -> e.startsWith("pod gone")).toList();
         assertThat(restarts).containsExactly("pod gone kv-2", "pod gone kv-1", "pod gone kv-0");
+        // Through the Eviction API, so the PodDisruptionBudget has its say.
+        assertThat(calls("evicted")).containsExactly("evicted kv-2", "evicted kv-1", "evicted kv-0");
         // One at a time: each pod is back (and its node started) before the next one goes.
         assertThat(indexOf("started n2", indexOf("pod gone kv-2"))).isLessThan(indexOf("pod gone kv-1"));
         assertThat(indexOf("started n1", indexOf("pod gone kv-1"))).isLessThan(indexOf("transferLeadership n0->"));
@@ -275,6 +344,94 @@ class QueenKvReconcilerTest {
                 && conditionIs(st, QueenKvClusterStatus.PROGRESSING, "True", QueenKvReconciler.REASON_ROLLING));
         // Never a member lost beyond the one being restarted.
         assertThat(statuses).noneMatch(st -> conditionIs(st, QueenKvClusterStatus.DEGRADED, "True", null));
+    }
+
+    @Test
+    void aRollChecksTheQuorumAgainImmediatelyBeforeTheRestart() {
+        create(3);
+        awaitRunning(3);
+        // The roll of n2 was recorded while every member was ready; then the operator stopped, and n1 went
+        // down (a drain, a crash) before the step that restarts n2 ran.
+        operator.stop();
+        operator = null;
+        edit(c -> c.getSpec().setImage(IMAGE_2));
+        String hash = PodTemplateHash.of(get().getSpec());
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50)).until(() -> {
+            try {
+                client.resources(QueenKvCluster.class).inNamespace(NS).withName(NAME).editStatus(c -> {
+                    var op = new io.queenkv.operator.crd.PendingOperation(OperationType.Roll, "n2", 2, Instant.now().toString());
+                    op.setTargetPodTemplateHash(hash);
+                    op.setStep(QueenKvReconciler.RECORDED);
+                    c.getStatus().setPendingOperation(op);
+                    return c;
+                });
+                return true;
+            } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+                return false;
+            }
+        });
+        nodes.lag(1, true);
+        await().atMost(Duration.ofSeconds(10)).until(() -> client.pods().inNamespace(NS).withName("kv-1").get().getStatus()
+                .getConditions().stream().anyMatch(c -> "Ready".equals(c.getType()) && "False".equals(c.getStatus())));
+        startOperator();
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> conditionIs(get().getStatus(), QueenKvClusterStatus.PROGRESSING, "True", null)
+                && condition(get().getStatus(), QueenKvClusterStatus.PROGRESSING).getMessage().contains("restarting n2 waits"));
+        await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(2)).until(() -> events.stream().noneMatch(e -> e.startsWith("pod gone")));
+
+        nodes.lag(1, false);
+        await().atMost(Duration.ofSeconds(30)).until(() -> IMAGE_2.equals(get().getStatus().getCurrentImage()));
+        awaitRunning(3);
+        assertThat(calls("evicted")).first().isEqualTo("evicted kv-2");
+    }
+
+    @Test
+    void aRestartTheDisruptionBudgetRefusesWaitsAndIsRetried() {
+        create(3);
+        awaitRunning(3);
+        pods.refuseEvictions(true);
+        edit(c -> c.getSpec().setImage(IMAGE_2));
+        await().atMost(Duration.ofSeconds(20)).until(() -> events.contains("eviction refused kv-2"));
+        await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(2)).until(() -> events.stream().noneMatch(e -> e.startsWith("pod gone")));
+        assertThat(get().getStatus().getPendingOperation().getStep()).isEqualTo(QueenKvReconciler.RECORDED);
+
+        pods.refuseEvictions(false);
+        await().atMost(Duration.ofSeconds(30)).until(() -> IMAGE_2.equals(get().getStatus().getCurrentImage()));
+        awaitRunning(3);
+        assertThat(calls("evicted")).containsExactly("evicted kv-2", "evicted kv-1", "evicted kv-0");
+    }
+
+    @Test
+    void revertingABadImageSupersedesTheRollAndReplacesTheCrashLoopingPod() {
+        create(3);
+        awaitRunning(3);
+        pods.breakImage(IMAGE_2);
+        edit(c -> c.getSpec().setImage(IMAGE_2));
+        await().atMost(Duration.ofSeconds(20)).until(() -> events.contains("crash-looping pod kv-2"));
+
+        edit(c -> c.getSpec().setImage(Fixtures.IMAGE)); // the fix: back to the image that works
+        QueenKvCluster c = awaitRunning(3);
+        assertThat(c.getStatus().getCurrentImage()).isEqualTo(Fixtures.IMAGE);
+        assertThat(c.getStatus().getPodTemplateHash()).isEqualTo(PodTemplateHash.of(c.getSpec()));
+        // Only the broken member was restarted, twice: onto the bad image, then back; n1 and n0 never.
+        assertThat(calls("evicted")).containsExactly("evicted kv-2", "evicted kv-2");
+        assertThat(events).noneMatch(e -> e.equals("pod gone kv-1") || e.equals("pod gone kv-0"));
+    }
+
+    @Test
+    void aScaleUpWhosePodNeverStartsFollowsTheSpecBackDown() {
+        create(3);
+        awaitRunning(3);
+        pods.unschedulable("kv-3");
+        edit(c -> c.getSpec().setReplicas(5));
+        await().atMost(Duration.ofSeconds(20)).until(() -> events.contains("pending pod kv-3"));
+
+        edit(c -> c.getSpec().setReplicas(3));
+        awaitRunning(3);
+        await().atMost(Duration.ofSeconds(10)).until(() -> client.apps().statefulSets().inNamespace(NS).withName(NAME).get()
+                .getSpec().getReplicas() == 3 && client.pods().inNamespace(NS).withName("kv-3").get() == null);
+        assertThat(calls("addMember")).isEmpty();
+        assertThat(calls("removeMember")).isEmpty();
     }
 
     @Test
@@ -321,6 +478,92 @@ class QueenKvReconcilerTest {
         s = awaitRunning(3).getStatus();
         assertCondition(s, QueenKvClusterStatus.DEGRADED, "False", QueenKvReconciler.REASON_HEALTHY);
         assertCondition(s, QueenKvClusterStatus.AVAILABLE, "True", QueenKvReconciler.REASON_QUORUM);
+    }
+
+    @Test
+    void aShrinkTheOperatorDidNotMakeKeepsTheClaimsOfMembers() {
+        create(3);
+        awaitRunning(3);
+        String claimUid = client.persistentVolumeClaims().inNamespace(NS).withName("data-kv-2").get().getMetadata().getUid();
+        operator.stop();
+        operator = null;
+
+        // kubectl scale sts kv --replicas=2, or a GitOps tool syncing a stale StatefulSet.
+        client.apps().statefulSets().inNamespace(NS).withName(NAME).edit(sts -> {
+            sts.getSpec().setReplicas(2);
+            return sts;
+        });
+        await().atMost(Duration.ofSeconds(10)).until(() -> events.contains("scaled down pod kv-2"));
+        startOperator();
+        awaitRunning(3);
+
+        assertThat(client.apps().statefulSets().inNamespace(NS).withName(NAME).get().getSpec().getReplicas()).isEqualTo(3);
+        assertThat(client.persistentVolumeClaims().inNamespace(NS).withName("data-kv-2").get().getMetadata().getUid())
+                .as("n2 comes back on its own disk").isEqualTo(claimUid);
+        assertThat(calls("removeMember")).isEmpty();
+    }
+
+    @Test
+    void theStatefulSetNeverShrinksBelowTheHighestMember() {
+        create(3);
+        awaitRunning(3);
+        // A stale status (a restored backup, a resource recreated from an old manifest) says two members.
+        setStatusReplicas(2);
+        edit(c -> c.getSpec().setSettings(new KvSettings().writeRate(61))); // a reconcile
+        await().atMost(Duration.ofSeconds(20)).until(() -> get().getStatus().getSettings() != null
+                && Integer.valueOf(61).equals(get().getStatus().getSettings().getWriteRate()));
+        awaitRunning(3);
+        assertThat(client.apps().statefulSets().inNamespace(NS).withName(NAME).get().getSpec().getReplicas()).isEqualTo(3);
+        assertThat(events).noneMatch(e -> e.startsWith("scaled down pod") || e.startsWith("sts replicas 2"));
+    }
+
+    @Test
+    void theStatefulSetNeverShrinksWithoutAVisibleLeader() {
+        create(3);
+        awaitRunning(3);
+        for (int i = 0; i < 3; i++) nodes.fail(i, true);
+        await().atMost(Duration.ofSeconds(20)).until(() -> conditionIs(get().getStatus(), QueenKvClusterStatus.DEGRADED, "True",
+                QueenKvReconciler.REASON_NO_LEADER));
+        setStatusReplicas(2);
+        edit(c -> c.getSpec().setSettings(new KvSettings().writeRate(62))); // a reconcile, with no leader to ask
+        await().atMost(Duration.ofSeconds(20)).until(() -> get().getStatus().getObservedGeneration() == get().getMetadata().getGeneration());
+        assertThat(client.apps().statefulSets().inNamespace(NS).withName(NAME).get().getSpec().getReplicas()).isEqualTo(3);
+        assertThat(events).noneMatch(e -> e.startsWith("scaled down pod") || e.startsWith("sts replicas 2"));
+    }
+
+    @Test
+    void availableStaysTrueWhileAQuorumServesThoughTheLeaderDoesNotAnswer() {
+        create(3);
+        awaitRunning(3);
+        statuses.clear();
+        nodes.slowAdmin(0, true); // the leader's admin API times out under load; the group serves on
+        edit(c -> c.getSpec().setSettings(new KvSettings().writeRate(63))); // a reconcile while it does
+        await().atMost(Duration.ofSeconds(20)).until(() -> conditionIs(get().getStatus(), QueenKvClusterStatus.DEGRADED, "True",
+                QueenKvReconciler.REASON_NO_LEADER));
+        QueenKvClusterStatus s = get().getStatus();
+        assertCondition(s, QueenKvClusterStatus.AVAILABLE, "True", QueenKvReconciler.REASON_QUORUM);
+        assertThat(s.getMembers()).extracting(MemberStatus::getId).containsExactly("n0", "n1", "n2");
+
+        nodes.slowAdmin(0, false);
+        awaitRunning(3);
+        assertThat(statuses).allMatch(st -> conditionIs(st, QueenKvClusterStatus.AVAILABLE, "True", null));
+        assertThat(statuses).allMatch(st -> st.getMembers().size() == 3);
+    }
+
+    @Test
+    void availableGoesFalseWhenTheQuorumIsGoneWithoutALeader() {
+        create(3);
+        awaitRunning(3);
+        nodes.slowAdmin(0, true);
+        pods.holdNotReady("kv-1", true);
+        pods.holdNotReady("kv-2", true);
+        edit(c -> c.getSpec().setSettings(new KvSettings().writeRate(64))); // a reconcile while it does
+        await().atMost(Duration.ofSeconds(20)).until(() -> conditionIs(get().getStatus(), QueenKvClusterStatus.AVAILABLE, "False",
+                QueenKvReconciler.REASON_NO_QUORUM));
+        nodes.slowAdmin(0, false);
+        pods.holdNotReady("kv-1", false);
+        pods.holdNotReady("kv-2", false);
+        awaitRunning(3);
     }
 
     @Test
@@ -543,6 +786,22 @@ class QueenKvReconcilerTest {
         });
     }
 
+    /** Overwrites status.replicas, as a stale copy of the resource would. */
+    private void setStatusReplicas(int replicas) {
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50)).until(() -> {
+            try {
+                client.resources(QueenKvCluster.class).inNamespace(NS).withName(NAME).editStatus(c -> {
+                    c.getStatus().setReplicas(replicas);
+                    return c;
+                });
+                return true;
+            } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+                if (e.getCode() != 409) throw e;
+                return false;
+            }
+        });
+    }
+
     /** Waits until the cluster runs {@code members} ready members with nothing in progress. */
     private QueenKvCluster awaitRunning(int members) {
         Predicate<QueenKvCluster> running = c -> {
@@ -559,6 +818,13 @@ class QueenKvReconcilerTest {
             throw new AssertionError("not running with " + members + " members; status:\n"
                     + (c == null ? "gone" : io.fabric8.kubernetes.client.utils.Serialization.asYaml(c.getStatus())) + "\nevents: " + events, e);
         }
+    }
+
+    /** Adds {@code event} unless it repeats the last one a watch logged (a status write that changed something else). */
+    private synchronized void logOnce(String event) {
+        if (event.equals(lastLogged)) return;
+        lastLogged = event;
+        events.add(event);
     }
 
     private List<HasMetadata> owned() {

@@ -53,7 +53,7 @@ final class LocalCluster implements ClusterUnderTest {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), false);
+        server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new EvictingCrudDispatcher(), false);
         server.init();
         client = server.createClient();
         client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build()).create();
@@ -134,6 +134,25 @@ final class LocalCluster implements ClusterUnderTest {
                 }
             }
             System.out.println("[operator-e2e] local cluster closed; node logs in " + baseDir.resolve("logs"));
+        }
+    }
+
+    /**
+     * The CRUD mock plus the pods' {@code eviction} subresource, which it lacks: an eviction deletes the
+     * pod, as the API server does when no PodDisruptionBudget stands in the way (the harness runs no
+     * disruption controller; the operator's own quorum check is what guards the roll here).
+     */
+    static final class EvictingCrudDispatcher extends KubernetesCrudDispatcher {
+        private static final java.util.regex.Pattern EVICTION =
+                java.util.regex.Pattern.compile("(/api/v1/namespaces/[^/]+/pods/[^/?]+)/eviction(\\?.*)?");
+
+        @Override
+        public io.fabric8.mockwebserver.http.MockResponse handleCreate(io.fabric8.mockwebserver.http.RecordedRequest request) {
+            java.util.regex.Matcher m = EVICTION.matcher(request.getPath());
+            if (!m.matches()) return super.handleCreate(request);
+            io.fabric8.mockwebserver.http.MockResponse deleted = handleDelete(m.group(1));
+            return deleted.code() == 200 ? new io.fabric8.mockwebserver.http.MockResponse().setResponseCode(201)
+                    .setBody("{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Success\",\"code\":201}") : deleted;
         }
     }
 

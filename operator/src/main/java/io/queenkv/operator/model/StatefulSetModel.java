@@ -62,9 +62,11 @@ public final class StatefulSetModel {
                 .withNewSelector().withMatchLabels(Labels.selector(name)).endSelector()
                 .withTemplate(podTemplate(c))
                 .withVolumeClaimTemplates(dataClaimTemplate(c))
-                // The operator deletes a removed member's claim itself; Retain on delete keeps the data
-                // of a deleted QueenKvCluster until someone deletes the claims.
-                .withNewPersistentVolumeClaimRetentionPolicy().withWhenDeleted("Retain").withWhenScaled("Delete")
+                // Retain on scale: a shrink the operator did not make (kubectl scale, a stale GitOps sync)
+                // must not delete the data of members still in the group; the operator deletes a claim
+                // itself once the member's removal has committed. Retain on delete keeps the data of a
+                // deleted QueenKvCluster until someone deletes the claims.
+                .withNewPersistentVolumeClaimRetentionPolicy().withWhenDeleted("Retain").withWhenScaled("Retain")
                 .endPersistentVolumeClaimRetentionPolicy()
                 .endSpec()
                 .build();

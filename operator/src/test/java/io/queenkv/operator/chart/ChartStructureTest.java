@@ -136,6 +136,7 @@ class ChartStructureTest {
         expected.put("/configmaps", owned);
         expected.put("policy/poddisruptionbudgets", owned);
         expected.put("/pods", List.of("delete", "get", "list", "watch"));
+        expected.put("/pods/eviction", List.of("create"));
         expected.put("/persistentvolumeclaims", List.of("delete", "get", "list", "watch"));
         // by name (the admin token, ca.crt; TlsMaterial writes <name>-ca and <name>-tls), never list, watch or delete
         expected.put("/secrets", List.of("create", "get", "patch", "update"));
@@ -150,9 +151,29 @@ class ChartStructureTest {
         String rbac = template("rbac.yaml");
         assertThat(rbac).contains("kind: ClusterRole", "kind: ClusterRoleBinding", "kind: Role", "kind: RoleBinding",
                 "range $ns := .Values.watchNamespaces");
-        // The operator elects no leader: no Lease access, and one replica that never overlaps an upgrade.
-        assertThat(rbac).doesNotContain("coordination.k8s.io");
-        assertThat(template("deployment.yaml")).contains("replicas: 1", "type: Recreate");
+        // Leases only through their own Role in the release's namespace, never in the shared rules.
+        assertThat(rulesYaml).doesNotContain("coordination.k8s.io");
+        assertThat(rbac).contains("include \"queen-kv-operator.leaseRules\"", "namespace: {{ .Release.Namespace }}");
+    }
+
+    /** The Lease Role grants exactly what JOSDK's leader election checks for, and the Deployment names the Lease. */
+    @Test
+    void leaderElectionHasItsLeaseAndNoMore() throws IOException {
+        String helpers = template("_helpers.tpl");
+        int start = helpers.indexOf("{{- define \"queen-kv-operator.leaseRules\" -}}");
+        assertThat(start).isNotNegative();
+        int end = helpers.indexOf("{{- end }}", start);
+        JsonNode rules = YAML.readTree(helpers.substring(helpers.indexOf('\n', start) + 1, end));
+        assertThat(rules).hasSize(1);
+        JsonNode rule = rules.get(0);
+        assertThat(rule.get("apiGroups")).extracting(JsonNode::asText).containsExactly("coordination.k8s.io");
+        assertThat(rule.get("resources")).extracting(JsonNode::asText).containsExactly("leases");
+        assertThat(rule.get("verbs")).extracting(JsonNode::asText)
+                .containsExactlyInAnyOrder("get", "create", "update");
+        String deployment = template("deployment.yaml");
+        assertThat(deployment).contains(io.queenkv.operator.OperatorMain.LEASE_NAME, io.queenkv.operator.OperatorMain.LEASE_NAMESPACE,
+                "fieldPath: metadata.namespace", "replicas: {{ .Values.replicaCount }}");
+        assertThat(values.at("/replicaCount").asInt()).isEqualTo(1);
     }
 
     @Test

@@ -143,6 +143,8 @@ class StatefulSetModelTest {
                 assertThat(pvc.getSpec().getStorageClassName()).isNull();
             });
             assertThat(sts.getSpec().getPersistentVolumeClaimRetentionPolicy().getWhenDeleted()).isEqualTo("Retain");
+            // Only the operator deletes a claim, after the member's removal committed.
+            assertThat(sts.getSpec().getPersistentVolumeClaimRetentionPolicy().getWhenScaled()).isEqualTo("Retain");
         }
 
         @Test
