@@ -24,8 +24,18 @@ fi
 
 mkdir -p "$bin"
 start=$(date +%s)
+# The versions the binaries report, as the projects' own builds stamp them: without them the API
+# server says v0.0.0 and helm assumes Kubernetes v1.20, and the chart's kubeVersion refuses both.
+kube=$(go list -m -f '{{.Version}}' k8s.io/kubernetes)
+helm=$(go list -m -f '{{.Version}}' helm.sh/helm/v3)
+minor=$(echo "$kube" | cut -d. -f2)
+kube_version="-X k8s.io/component-base/version.gitVersion=$kube -X k8s.io/component-base/version.gitMajor=1"
+kube_version+=" -X k8s.io/component-base/version.gitMinor=$minor -X k8s.io/component-base/version.gitTreeState=clean"
+helm_version="-X helm.sh/helm/v3/internal/version.version=$helm"
+for pkg in helm.sh/helm/v3/pkg/lint/rules helm.sh/helm/v3/pkg/chartutil; do
+  helm_version+=" -X $pkg.k8sVersionMajor=1 -X $pkg.k8sVersionMinor=$minor"
+done
 # -s -w: no symbol tables; the binaries are for tests, and linking is a large share of the time.
-flags=(-ldflags=-s\ -w)
-go build "${flags[@]}" -o "$bin/" ./cmd/kube-apiserver ./cmd/kube-controller-manager ./cmd/kubectl
-go build "${flags[@]}" -o "$bin/helm" helm.sh/helm/v3/cmd/helm
+go build -ldflags="-s -w $kube_version" -o "$bin/" ./cmd/kube-apiserver ./cmd/kube-controller-manager ./cmd/kubectl
+go build -ldflags="-s -w $helm_version" -o "$bin/helm" helm.sh/helm/v3/cmd/helm
 echo "control plane: built ${binaries[*]} in $(( $(date +%s) - start ))s"

@@ -93,7 +93,7 @@ final class ControlPlane implements AutoCloseable {
         Instant now = Instant.now();
         CertificateAuthority ca = CertificateAuthority.create("queenkv-e2e-control-plane-ca", now, Duration.ofDays(1), random);
         IssuedCertificate serving = ca.issue("kube-apiserver", List.of("localhost", "127.0.0.1"), now, Duration.ofDays(1), random);
-        // Any private key signs service-account tokens; the API server verifies them with the same file.
+        // Any key pair signs service-account tokens; the certificate around it is not used.
         IssuedCertificate serviceAccountKey = ca.issue("service-accounts", List.of("localhost"), now, Duration.ofDays(1), random);
         this.caPem = ca.certificatePem();
         this.kubeconfig = dir.resolve("admin.kubeconfig");
@@ -104,6 +104,10 @@ final class ControlPlane implements AutoCloseable {
             write("apiserver.crt", serving.certificatePem());
             write("apiserver.key", serving.keyPem());
             write("sa.key", serviceAccountKey.keyPem());
+            write("sa.pub", "-----BEGIN PUBLIC KEY-----\n"
+                    + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
+                            .encodeToString(serviceAccountKey.certificate().getPublicKey().getEncoded())
+                    + "\n-----END PUBLIC KEY-----\n");
             write("tokens.csv", adminToken + "," + ADMIN_USER + "," + ADMIN_USER + ",system:masters\n");
             write("admin.kubeconfig", kubeconfigYaml());
         } catch (IOException e) {
@@ -123,8 +127,10 @@ final class ControlPlane implements AutoCloseable {
                 "--token-auth-file=" + dir.resolve("tokens.csv"),
                 "--authorization-mode=RBAC",
                 "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
-                "--service-account-key-file=" + dir.resolve("sa.key"), "--service-account-signing-key-file=" + dir.resolve("sa.key"),
+                "--service-account-key-file=" + dir.resolve("sa.pub"), "--service-account-signing-key-file=" + dir.resolve("sa.key"),
                 "--service-cluster-ip-range=10.96.0.0/16",
+                // the default reconciler would publish the API server's address in the kubernetes Service, and refuses loopback
+                "--endpoint-reconciler-type=none",
                 "--profiling=false"));
         awaitReady();
         start("kube-controller-manager", List.of(binaries.controllerManager().toString(),
