@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the real control plane the operator e2e tests run against: kube-apiserver,
+# Builds the real control plane the operator e2e tests run against: etcd (go.etcd.io/etcd/server/v3), kube-apiserver,
 # kube-controller-manager and kubectl from k8s.io/kubernetes, helm from helm.sh/helm/v3, all at
 # the versions go.mod pins. Skips when every binary is newer than go.mod, go.sum and cmd/.
 # The Go build cache keeps a rebuild after a change short.
@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 export PATH="$PATH:/usr/local/go/bin"
 bin=target/bin
-binaries=(kube-apiserver kube-controller-manager kubectl helm)
+binaries=(etcd kube-apiserver kube-controller-manager kubectl helm)
 
 up_to_date() {
   for b in "${binaries[@]}"; do
@@ -36,6 +36,6 @@ for pkg in helm.sh/helm/v3/pkg/lint/rules helm.sh/helm/v3/pkg/chartutil; do
   helm_version+=" -X $pkg.k8sVersionMajor=1 -X $pkg.k8sVersionMinor=$minor"
 done
 # -s -w: no symbol tables; the binaries are for tests, and linking is a large share of the time.
-go build -ldflags="-s -w $kube_version" -o "$bin/" ./cmd/kube-apiserver ./cmd/kube-controller-manager ./cmd/kubectl
+go build -ldflags="-s -w $kube_version" -o "$bin/" ./cmd/etcd ./cmd/kube-apiserver ./cmd/kube-controller-manager ./cmd/kubectl
 go build -ldflags="-s -w $helm_version" -o "$bin/helm" helm.sh/helm/v3/cmd/helm
 echo "control plane: built ${binaries[*]} in $(( $(date +%s) - start ))s"

@@ -26,9 +26,9 @@ import io.queenkv.operator.tls.ClusterTrust;
 import io.queenkv.operator.tls.IssuedCertificate;
 
 /**
- * A real Kubernetes control plane on loopback, without containers: etcd (Debian's {@code etcd-server}),
- * {@code kube-apiserver} and {@code kube-controller-manager} built by {@code e2e/control-plane/build.sh}
- * from the {@code k8s.io/kubernetes} module. The API server serves TLS with a certificate of a CA made
+ * A real Kubernetes control plane on loopback, without containers: etcd, {@code kube-apiserver} and
+ * {@code kube-controller-manager} built by {@code e2e/control-plane/build.sh} from Go modules
+ * ({@code go.etcd.io/etcd/server/v3}, {@code k8s.io/kubernetes}). The API server serves TLS with a certificate of a CA made
  * here, signs service-account tokens with a key made here, authorizes with RBAC and knows one identity
  * of its own: {@value #ADMIN_USER} (group {@code system:masters}) with a static token. The controller
  * manager runs only the controllers the operator's resources meet; there is no scheduler and no kubelet
@@ -51,22 +51,17 @@ final class ControlPlane implements AutoCloseable {
     record Binaries(Path etcd, Path apiServer, Path controllerManager, Path kubectl, Path helm) {
         static Binaries locate() {
             Path bin = binDir();
-            Path etcd = Path.of(System.getProperty("queenkv.etcd", "/usr/bin/etcd"));
-            return new Binaries(etcd, bin.resolve("kube-apiserver"), bin.resolve("kube-controller-manager"), bin.resolve("kubectl"),
+            return new Binaries(bin.resolve("etcd"), bin.resolve("kube-apiserver"), bin.resolve("kube-controller-manager"), bin.resolve("kubectl"),
                     bin.resolve("helm"));
         }
 
         /** Null when everything is there, else what is missing and how to get it. */
         String missing() {
             List<String> missing = new ArrayList<>();
-            for (Path p : List.of(apiServer, controllerManager, kubectl, helm))
+            for (Path p : List.of(etcd, apiServer, controllerManager, kubectl, helm))
                 if (!Files.isExecutable(p)) missing.add(p.toString());
-            String hint = missing.isEmpty() ? "" : " (build them: e2e/control-plane/build.sh, needs Go)";
-            if (!Files.isExecutable(etcd)) {
-                missing.add(etcd.toString());
-                hint += " (etcd: apt-get install etcd-server)";
-            }
-            return missing.isEmpty() ? null : "no real control plane here: missing " + String.join(", ", missing) + hint;
+            return missing.isEmpty() ? null
+                    : "no real control plane here: missing " + String.join(", ", missing) + " (build them: e2e/control-plane/build.sh, needs Go)";
         }
     }
 
