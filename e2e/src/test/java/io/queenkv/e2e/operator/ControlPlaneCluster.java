@@ -98,6 +98,16 @@ final class ControlPlaneCluster implements ClusterUnderTest {
 
     ControlPlane controlPlane() { return controlPlane; }
 
+    /**
+     * An admin client that does not retry a refused request: Fabric8 retries a 429 after its Retry-After by
+     * itself, which would hide each eviction the PDB refuses from a drain that wants to count them.
+     */
+    KubernetesClient clientWithoutRetries() {
+        Config config = Config.fromKubeconfig(controlPlane.kubeconfigYaml());
+        config.setRequestRetryBackoffLimit(0);
+        return new KubernetesClientBuilder().withConfig(config).build();
+    }
+
     LocalKubelet kubelet() { return kubelet; }
 
     @Override

@@ -16,7 +16,9 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.policy.v1.EvictionBuilder;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import io.fabric8.kubernetes.client.KubernetesClient;
 import io.queenkv.operator.crd.MemberStatus;
 import io.queenkv.operator.crd.PendingOperation;
 import io.queenkv.operator.crd.QueenKvCluster;
@@ -105,15 +107,21 @@ class ControlPlaneOperatorE2eTest extends OperatorScenarios {
 
             Set<String> evicted = new LinkedHashSet<>();
             List<String> refused = new ArrayList<>();
-            await("every pod evicted once (a drain, retrying refusals)").atMost(t(STEP_TIMEOUT)).pollInterval(Duration.ofMillis(250))
-                    .until(() -> {
-                        for (String pod : List.of("kv-0", "kv-1", "kv-2")) {
-                            if (evicted.contains(pod) || client.pods().inNamespace(ns).withName(pod).get() == null) continue;
-                            if (client.pods().inNamespace(ns).withName(pod).evict()) evicted.add(pod);
-                            else refused.add(pod);
-                        }
-                        return evicted.size() == 3;
-                    });
+            try (KubernetesClient drainer = controlPlane().clientWithoutRetries()) {
+                await("every pod evicted once (a drain, retrying refusals)").atMost(t(STEP_TIMEOUT)).pollInterval(Duration.ofMillis(250))
+                        .until(() -> {
+                            for (String pod : List.of("kv-0", "kv-1", "kv-2")) {
+                                if (evicted.contains(pod) || drainer.pods().inNamespace(ns).withName(pod).get() == null) continue;
+                                if (drainer.pods().inNamespace(ns).withName(pod).evict(new EvictionBuilder()
+                                        .withNewMetadata().withName(pod).withNamespace(ns).endMetadata().build()))
+                                    evicted.add(pod);
+                                else
+                                    refused.add(pod);
+                            }
+                            return evicted.size() == 3;
+                        });
+            }
+            System.out.println("[operator-e2e] drain: evicted " + evicted + ", refused " + refused.size() + " times: " + refused);
             awaitCluster("the roll to finish after the drain", STEP_TIMEOUT, k -> settled(k, 3)
                     && !hashBefore.equals(k.getStatus().getPodTemplateHash()));
             assertThat(refused).as("evictions the PDB refused while a pod was down").isNotEmpty();
