@@ -110,6 +110,9 @@ final class ControlPlaneCluster implements ClusterUnderTest {
 
     LocalKubelet kubelet() { return kubelet; }
 
+    /** The operator's client: the chart's ServiceAccount, impersonated. */
+    KubernetesClient operatorClient() { return operatorClient; }
+
     @Override
     public String describe() {
         return "the real control plane (kube-apiserver + kube-controller-manager " + controlPlane.server + ", local node processes in "

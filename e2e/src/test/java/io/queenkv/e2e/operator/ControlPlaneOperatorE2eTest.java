@@ -1,6 +1,7 @@
 package io.queenkv.e2e.operator;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
@@ -19,6 +20,7 @@ import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.policy.v1.EvictionBuilder;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.queenkv.operator.crd.MemberStatus;
 import io.queenkv.operator.crd.PendingOperation;
 import io.queenkv.operator.crd.QueenKvCluster;
@@ -43,6 +45,22 @@ class ControlPlaneOperatorE2eTest extends OperatorScenarios {
 
     ControlPlaneCluster controlPlane() {
         return (ControlPlaneCluster) cluster;
+    }
+
+    /**
+     * The operator's identity is the chart's ServiceAccount and nothing more: what the chart's Role does
+     * not grant is refused (so a permission the operator needs and the chart lacks fails the scenarios).
+     */
+    @Test
+    @Order(5)
+    void s05_theOperatorHasOnlyTheChartsPermissions() {
+        KubernetesClient operatorClient = controlPlane().operatorClient();
+        assertThatThrownBy(() -> operatorClient.namespaces().list()).as("cluster-wide: the namespaced install grants nothing there")
+                .isInstanceOfSatisfying(KubernetesClientException.class, e -> assertThat(e.getCode()).isEqualTo(403));
+        assertThatThrownBy(() -> operatorClient.configMaps().inNamespace(ControlPlaneCluster.OPERATOR_NAMESPACE).list())
+                .as("a namespace it does not watch").isInstanceOfSatisfying(KubernetesClientException.class,
+                        e -> assertThat(e.getCode()).isEqualTo(403));
+        assertThat(operatorClient.apps().statefulSets().inNamespace(ns).list().getItems()).as("its namespace").isNotNull();
     }
 
     /**

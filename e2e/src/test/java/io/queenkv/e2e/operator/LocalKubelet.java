@@ -437,7 +437,8 @@ final class LocalKubelet implements AutoCloseable {
             Path local = dir.resolve("volumes").resolve(m.getName());
             if (claim != null) {
                 PersistentVolumeClaim bound = client.persistentVolumeClaims().inNamespace(namespace).withName(claim).get();
-                if (bound == null) return null; // as a kubelet: the container waits for its volume
+                // as a kubelet: the container waits for its volume, and a claim being deleted is no volume to start on
+                if (bound == null || bound.getMetadata().getDeletionTimestamp() != null) return null;
                 local = claimDir(claim).resolve(bound.getMetadata().getUid());
                 claimDirs.put(bound.getMetadata().getUid(), local);
             }
