@@ -44,21 +44,14 @@ final class LocalCluster implements ClusterUnderTest {
     private final Path baseDir;
 
     LocalCluster() {
-        Path builtJar = nodeJar();
         baseDir = createBaseDir();
-        Path jar;
-        try {
-            // a private copy: a rebuild of node/ during the run cannot change the nodes under our feet
-            jar = Files.copy(builtJar, baseDir.resolve("queen-kv-node.jar"));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        Path jar = privateNodeJar(baseDir);
         server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new EvictingCrudDispatcher(), false);
         server.init();
         client = server.createClient();
         client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(NAMESPACE).endMetadata().build()).create();
         client.apiextensions().v1().customResourceDefinitions().load(crd().toFile()).create();
-        kubelet = new LocalKubelet(client, NAMESPACE, jar, baseDir);
+        kubelet = new LocalKubelet(client, NAMESPACE, jar, baseDir, LocalKubelet.Duties.KUBELET_AND_CONTROLLERS);
         tunnel = new PodTunnel((host, port) -> new InetSocketAddress(kubelet.address(host), port));
         operator = new InProcessOperator(client, NAMESPACE,
                 node -> URI.create("http://" + kubelet.address(node.host()) + ":" + io.queenkv.operator.model.Model.HTTP_PORT), tunnel, false);
@@ -96,6 +89,11 @@ final class LocalCluster implements ClusterUnderTest {
 
     @Override
     public String diagnostics() {
+        return kubeletDiagnostics(kubelet, baseDir);
+    }
+
+    /** The kubelet's events and last error, and the last lines of every node log under {@code baseDir/logs}. */
+    static String kubeletDiagnostics(LocalKubelet kubelet, Path baseDir) {
         StringBuilder b = new StringBuilder("local kubelet events:\n");
         kubelet.events().forEach(e -> b.append("  ").append(e).append('\n'));
         if (kubelet.lastError() != null) b.append("last kubelet error: ").append(kubelet.lastError()).append('\n');
@@ -124,15 +122,7 @@ final class LocalCluster implements ClusterUnderTest {
             kubelet.close();
             client.close();
             server.destroy();
-            if (!Boolean.getBoolean("queenkv.keepData")) {
-                LocalKubelet.deleteTree(baseDir.resolve("volumes"));
-                LocalKubelet.deleteTree(baseDir.resolve("pods"));
-                try {
-                    Files.deleteIfExists(baseDir.resolve("queen-kv-node.jar"));
-                } catch (IOException ignored) {
-                    // best effort
-                }
-            }
+            deleteNodeData(baseDir);
             System.out.println("[operator-e2e] local cluster closed; node logs in " + baseDir.resolve("logs"));
         }
     }
@@ -172,6 +162,27 @@ final class LocalCluster implements ClusterUnderTest {
         return p;
     }
 
+    /** A private copy of the built node jar: a rebuild of node/ during the run cannot change the nodes under our feet. */
+    static Path privateNodeJar(Path baseDir) {
+        try {
+            return Files.copy(nodeJar(), baseDir.resolve("queen-kv-node.jar"));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The claims' and pods' dirs and the jar copy go (logs stay), unless {@code -Dqueenkv.keepData=true}. */
+    static void deleteNodeData(Path baseDir) {
+        if (Boolean.getBoolean("queenkv.keepData")) return;
+        LocalKubelet.deleteTree(baseDir.resolve("volumes"));
+        LocalKubelet.deleteTree(baseDir.resolve("pods"));
+        try {
+            Files.deleteIfExists(baseDir.resolve("queen-kv-node.jar"));
+        } catch (IOException ignored) {
+            // best effort
+        }
+    }
+
     static Path nodeJar() {
         String prop = System.getProperty("queenkv.nodeJar");
         Path jar = (prop != null && !prop.isBlank() ? Path.of(prop) : e2eDir().resolve("../node/target/queen-kv-node.jar"))
@@ -182,7 +193,7 @@ final class LocalCluster implements ClusterUnderTest {
         return jar;
     }
 
-    private static Path createBaseDir() {
+    static Path createBaseDir() {
         String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
         try {
             Path target = e2eDir().resolve("target");

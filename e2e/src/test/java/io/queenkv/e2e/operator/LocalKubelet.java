@@ -60,10 +60,14 @@ import io.queenkv.e2e.harness.NodeProcessCluster;
 import io.queenkv.operator.crd.QueenKvCluster;
 
 /**
- * Test-only stand-in for the StatefulSet controller, the kubelet and the garbage collector, for
- * Fabric8's mock API server (where nothing runs pods). Every {@value #PERIOD_MS} ms it:
+ * Test-only kubelet for one node ({@value #NODE_NAME}) that runs pods as local node processes, and for
+ * Fabric8's mock API server (where nothing runs pods) also the StatefulSet controller and the garbage
+ * collector ({@link Duties}). Every {@value #PERIOD_MS} ms it:
  * <ul>
- *   <li>makes pods {@code 0..replicas-1} of every StatefulSet exist, from its current template, with
+ *   <li>with {@link Duties#KUBELET} (a real control plane): binds pending pods to its node (there is no
+ *       scheduler), runs the containers of the pods bound to it, and finishes a pod's deletion once its
+ *       container has stopped (pre-stop hook, SIGTERM, SIGKILL after the pod's grace period);</li>
+ *   <li>with {@link Duties#KUBELET_AND_CONTROLLERS} (the mock) it also makes pods {@code 0..replicas-1} of every StatefulSet exist, from its current template, with
  *       their claims from {@code volumeClaimTemplates}, and deletes pods above {@code replicas};
  *       a pod deleted by someone else (the operator rolling it, {@code OnDelete}) is recreated from the
  *       current template once its process has stopped;</li>
@@ -86,6 +90,15 @@ import io.queenkv.operator.crd.QueenKvCluster;
  * </ul>
  */
 final class LocalKubelet implements AutoCloseable {
+    /** What it does besides a kubelet's work. */
+    enum Duties {
+        /** A real control plane runs the controllers and the scheduler's one decision is ours: bind to this node. */
+        KUBELET,
+        /** The mock API server runs nothing: create pods and claims, keep StatefulSet status, collect garbage. */
+        KUBELET_AND_CONTROLLERS
+    }
+
+    static final String NODE_NAME = "local";
     static final String IMAGE_JAR = "/app/queen-kv-node.jar";
     static final int PERIOD_MS = 100;
     /** Ordinals that get an address (and a hosts entry) up front: a pod's name must resolve before it exists. */
@@ -126,6 +139,7 @@ final class LocalKubelet implements AutoCloseable {
 
     private final KubernetesClient client;
     private final String namespace;
+    private final Duties duties;
     private final Path nodeJar;
     private final Path baseDir;
     private final Path hostsFile;
@@ -136,7 +150,10 @@ final class LocalKubelet implements AutoCloseable {
     private final Map<String, PodProcess> processes = new ConcurrentHashMap<>();
     /** Pods whose process is being stopped: the pod name is not reused until it has exited. */
     private final Map<String, CompletableFuture<Void>> stopping = new ConcurrentHashMap<>();
-    /** Claim name → its local dir. */
+    /**
+     * Claim uid → its local dir ({@code volumes/<claim name>/<uid>}): a claim deleted and made again under
+     * the same name is a new, empty volume, as a provisioner would give.
+     */
     private final Map<String, Path> claimDirs = new ConcurrentHashMap<>();
     private final Map<String, String> currentRevisions = new ConcurrentHashMap<>();
     private final List<String> events = new CopyOnWriteArrayList<>();
@@ -153,9 +170,10 @@ final class LocalKubelet implements AutoCloseable {
     private volatile boolean stopped;
     private volatile Throwable lastError;
 
-    LocalKubelet(KubernetesClient client, String namespace, Path nodeJar, Path baseDir) {
+    LocalKubelet(KubernetesClient client, String namespace, Path nodeJar, Path baseDir, Duties duties) {
         this.client = client;
         this.namespace = namespace;
+        this.duties = duties;
         this.nodeJar = nodeJar;
         this.baseDir = baseDir;
         this.hostsFile = baseDir.resolve("hosts");
@@ -195,6 +213,7 @@ final class LocalKubelet implements AutoCloseable {
                 .collect(Collectors.toCollection(java.util.TreeSet::new));
     }
 
+    /** The dir of every volume a claim of this name had (each under its claim's uid). */
     Path claimDir(String claim) { return baseDir.resolve("volumes").resolve(claim); }
 
     Path logFile(String pod) { return baseDir.resolve("logs").resolve(pod + ".log"); }
@@ -241,7 +260,8 @@ final class LocalKubelet implements AutoCloseable {
 
     private synchronized void round() {
         rounds++;
-        if (rounds % 5 == 0) collectGarbage();
+        boolean controllers = duties == Duties.KUBELET_AND_CONTROLLERS;
+        if (controllers && rounds % 5 == 0) collectGarbage();
         List<StatefulSet> sets = client.apps().statefulSets().inNamespace(namespace).list().getItems();
         List<Pod> pods = client.pods().inNamespace(namespace).list().getItems();
 
@@ -250,15 +270,23 @@ final class LocalKubelet implements AutoCloseable {
         for (Pod p : pods) byName.put(p.getMetadata().getName(), p);
         for (PodProcess p : List.copyOf(processes.values())) {
             Pod live = byName.get(p.pod);
-            if (live == null || !live.getMetadata().getUid().equals(p.uid)) stop(p, "pod deleted");
+            if (live == null || !live.getMetadata().getUid().equals(p.uid)) stop(p, "pod deleted", STOP_GRACE);
+            else if (live.getMetadata().getDeletionTimestamp() != null) stop(p, "pod deleted", gracePeriod(live));
         }
 
-        for (StatefulSet sts : sets) reconcile(sts, pods);
+        if (controllers) {
+            for (StatefulSet sts : sets) reconcile(sts, pods);
+        } else {
+            // Pod names must resolve before the pods exist (the nodes' hosts file is read once).
+            for (StatefulSet sts : sets)
+                for (int i = 0; i < MAX_ORDINALS; i++) assign(sts.getMetadata().getName() + "-" + i, sts.getSpec().getServiceName());
+            for (Pod p : pods) runAsKubelet(p);
+        }
 
         // Claims that are gone take their data with them.
         if (rounds % 5 == 0) {
             Set<String> claims = client.persistentVolumeClaims().inNamespace(namespace).list().getItems().stream()
-                    .map(c -> c.getMetadata().getName()).collect(Collectors.toSet());
+                    .map(c -> c.getMetadata().getUid()).collect(Collectors.toSet());
             for (Map.Entry<String, Path> e : List.copyOf(claimDirs.entrySet())) {
                 if (claims.contains(e.getKey())) continue;
                 boolean inUse = processes.values().stream().anyMatch(p -> p.env.containsValue(e.getValue().toString()))
@@ -266,6 +294,12 @@ final class LocalKubelet implements AutoCloseable {
                 if (inUse) continue;
                 deleteTree(e.getValue());
                 claimDirs.remove(e.getKey());
+                // the claim's name dir goes with its last volume
+                try (var left = Files.list(e.getValue().getParent())) {
+                    if (left.findAny().isEmpty()) Files.delete(e.getValue().getParent());
+                } catch (IOException ignored) {
+                    // best effort: a dir of a claim that is not there is only disk space
+                }
                 event("claim " + e.getKey() + " deleted: removed " + e.getValue());
             }
         }
@@ -290,7 +324,7 @@ final class LocalKubelet implements AutoCloseable {
             String pod = e.getValue().getMetadata().getName();
             client.pods().inNamespace(namespace).withName(pod).delete();
             PodProcess p = processes.get(pod);
-            if (p != null) stop(p, "scaled down");
+            if (p != null) stop(p, "scaled down", STOP_GRACE);
             pods.remove(e.getKey());
             event("scale down: deleted pod " + pod);
         }
@@ -302,21 +336,54 @@ final class LocalKubelet implements AutoCloseable {
             if (s != null && !s.isDone()) continue; // the old container is still stopping
             pods.put(i, createPod(sts, i, revision));
         }
-        // Containers: restart what exited, probe readiness.
-        for (Pod p : pods.values()) {
-            String pod = p.getMetadata().getName();
-            PodProcess proc = processes.get(pod);
-            if (proc == null) proc = start(p);
-            if (proc == null) continue;
-            if (!proc.stopping && !proc.process.isAlive()) {
-                event(pod + " exited with " + proc.process.exitValue() + "; restarting its container");
-                proc.restarts++;
-                launch(proc);
-            }
-            boolean ready = proc.process.isAlive() && probe(p, proc);
-            updatePodStatus(p, proc, ready);
-        }
+        for (Pod p : pods.values()) runContainer(p);
         updateStatefulSetStatus(sts, pods, replicas, revision);
+    }
+
+    /** A kubelet's view of one pod: bind it if pending, run it if bound here, finish its deletion once stopped. */
+    private void runAsKubelet(Pod p) {
+        String pod = p.getMetadata().getName();
+        String node = p.getSpec().getNodeName();
+        if (node != null && !node.equals(NODE_NAME)) return;
+        if (p.getMetadata().getDeletionTimestamp() != null) {
+            CompletableFuture<Void> s = stopping.get(pod);
+            boolean stopped = !processes.containsKey(pod) && (s == null || s.isDone());
+            if (!stopped) return;
+            // The container is gone: as a kubelet, take the pod off the API server for good.
+            client.pods().inNamespace(namespace).withName(pod).withGracePeriod(0).delete();
+            event("pod " + pod + " (uid " + p.getMetadata().getUid() + ") stopped: deleted");
+            return;
+        }
+        if (node == null) {
+            client.bindings().inNamespace(namespace).resource(new io.fabric8.kubernetes.api.model.BindingBuilder()
+                    .withNewMetadata().withName(pod).withNamespace(namespace).endMetadata()
+                    .withNewTarget().withApiVersion("v1").withKind("Node").withName(NODE_NAME).endTarget()
+                    .build()).create();
+            event("bound pod " + pod + " to " + NODE_NAME);
+            return; // the next round sees it bound
+        }
+        assign(pod, p.getSpec().getSubdomain());
+        runContainer(p);
+    }
+
+    /** Starts the pod's container, restarts it when it exited, probes its readiness into the pod's status. */
+    private void runContainer(Pod p) {
+        String pod = p.getMetadata().getName();
+        PodProcess proc = processes.get(pod);
+        if (proc == null) proc = start(p);
+        if (proc == null) return;
+        if (!proc.stopping && !proc.process.isAlive()) {
+            event(pod + " exited with " + proc.process.exitValue() + "; restarting its container");
+            proc.restarts++;
+            launch(proc);
+        }
+        boolean ready = proc.process.isAlive() && probe(p, proc);
+        updatePodStatus(p, proc, ready);
+    }
+
+    private static Duration gracePeriod(Pod p) {
+        Long seconds = p.getMetadata().getDeletionGracePeriodSeconds();
+        return seconds == null ? STOP_GRACE : Duration.ofSeconds(seconds);
     }
 
     // ---- pods ----------------------------------------------------------------------------------------
@@ -348,7 +415,7 @@ final class LocalKubelet implements AutoCloseable {
                 .endMetadata()
                 .withSpec(template.getSpec())
                 .editSpec().withHostname(pod).withSubdomain(sts.getSpec().getServiceName()).withNodeName("local").endSpec()
-                .withStatus(podStatus(address(pod), false, 0))
+                .withStatus(podStatus(template.getSpec().getContainers().get(0), address(pod), false, 0))
                 .build()).create();
         event("created pod " + pod + " (revision " + revision + ")");
         return created;
@@ -364,8 +431,17 @@ final class LocalKubelet implements AutoCloseable {
         Map<Path, Map<String, String>> secretFiles = new LinkedHashMap<>();
         for (VolumeMount m : c.getVolumeMounts()) {
             Volume volume = pod.getSpec().getVolumes().stream().filter(v -> v.getName().equals(m.getName())).findFirst().orElse(null);
-            Path local = volume == null ? claimDir(m.getName() + "-" + name) : dir.resolve("volumes").resolve(m.getName());
-            if (volume == null) claimDirs.put(m.getName() + "-" + name, local);
+            // The mock's pods leave the claim templates' volumes out; the real StatefulSet controller names the claim.
+            String claim = volume == null ? m.getName() + "-" + name
+                    : volume.getPersistentVolumeClaim() != null ? volume.getPersistentVolumeClaim().getClaimName() : null;
+            Path local = dir.resolve("volumes").resolve(m.getName());
+            if (claim != null) {
+                PersistentVolumeClaim bound = client.persistentVolumeClaims().inNamespace(namespace).withName(claim).get();
+                // as a kubelet: the container waits for its volume, and a claim being deleted is no volume to start on
+                if (bound == null || bound.getMetadata().getDeletionTimestamp() != null) return null;
+                local = claimDir(claim).resolve(bound.getMetadata().getUid());
+                claimDirs.put(bound.getMetadata().getUid(), local);
+            }
             if (volume != null && volume.getSecret() != null) {
                 Map<String, String> files = secretFiles(volume.getSecret());
                 if (files == null) return null; // as a kubelet: the container waits for its Secret
@@ -434,7 +510,7 @@ final class LocalKubelet implements AutoCloseable {
      * Service drops the pod before the node stops answering), then SIGTERM (the node hands off leadership
      * and exits), SIGKILL after the grace period.
      */
-    private void stop(PodProcess p, String why) {
+    private void stop(PodProcess p, String why, Duration grace) {
         if (p.stopping) return;
         p.stopping = true;
         processes.remove(p.pod, p);
@@ -444,10 +520,10 @@ final class LocalKubelet implements AutoCloseable {
             if (!p.preStop.isEmpty() && proc.isAlive()) runPreStop(p);
             proc.destroy();
             try {
-                if (!proc.waitFor(STOP_GRACE.toMillis(), TimeUnit.MILLISECONDS)) {
+                if (!proc.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS)) {
                     proc.destroyForcibly();
                     proc.waitFor(10, TimeUnit.SECONDS);
-                    event(p.pod + " did not stop within " + STOP_GRACE.toSeconds() + " s of SIGTERM: killed");
+                    event(p.pod + " did not stop within " + grace.toSeconds() + " s of SIGTERM: killed");
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -572,7 +648,7 @@ final class LocalKubelet implements AutoCloseable {
     }
 
     private void updatePodStatus(Pod pod, PodProcess p, boolean ready) {
-        PodStatus want = podStatus(p.ip, ready, p.restarts);
+        PodStatus want = podStatus(pod.getSpec().getContainers().get(0), p.ip, ready, p.restarts);
         PodStatus have = pod.getStatus();
         if (have != null && Objects.equals(statusKey(have), statusKey(want))) return;
         if (p.ready != ready) event(p.pod + (ready ? " ready" : " not ready"));
@@ -592,18 +668,21 @@ final class LocalKubelet implements AutoCloseable {
         return ready + "/" + restarts + "/" + s.getPodIP();
     }
 
-    private static PodStatus podStatus(String ip, boolean ready, int restarts) {
+    private static PodStatus podStatus(Container container, String ip, boolean ready, int restarts) {
         String now = Instant.now().toString();
         String r = ready ? "True" : "False";
         return new PodStatusBuilder()
                 .withPhase("Running")
                 .withPodIP(ip)
+                .withPodIPs(new io.fabric8.kubernetes.api.model.PodIP(ip))
                 .withHostIP("127.0.0.1")
+                .withStartTime(now)
                 .withConditions(
                         new PodConditionBuilder().withType("Ready").withStatus(r).withLastTransitionTime(now).build(),
                         new PodConditionBuilder().withType("ContainersReady").withStatus(r).withLastTransitionTime(now).build())
-                .withContainerStatuses(new ContainerStatusBuilder().withName("node").withReady(ready).withStarted(true)
-                        .withRestartCount(restarts).build())
+                .withContainerStatuses(new ContainerStatusBuilder().withName(container.getName()).withImage(container.getImage())
+                        .withImageID("").withReady(ready).withStarted(true).withRestartCount(restarts)
+                        .withNewState().withNewRunning().withStartedAt(now).endRunning().endState().build())
                 .build();
     }
 

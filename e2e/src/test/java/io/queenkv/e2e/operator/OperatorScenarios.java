@@ -153,7 +153,7 @@ abstract class OperatorScenarios {
     // ---------------------------------------------------------------------------------------------
 
     @Test
-    @Order(1)
+    @Order(10)
     void s1_createThreeMembers_availableAndKvWorksThroughAnyPod() {
         scenario("1 create", () -> {
             client.resources(QueenKvCluster.class).inNamespace(ns).resource(newCluster(3)).create();
@@ -197,7 +197,7 @@ abstract class OperatorScenarios {
     }
 
     @Test
-    @Order(2)
+    @Order(20)
     void s2_scaleThreeToFiveToThree_oneMemberAtATime() {
         scenario("2 scale 3→5→3", () -> {
             int mark = statuses.size();
@@ -241,7 +241,7 @@ abstract class OperatorScenarios {
     }
 
     @Test
-    @Order(3)
+    @Order(30)
     void s3_changeMaxValueBytes_everyNodeAtTheSameIndex_noRestart() {
         scenario("3 settings", () -> {
             Map<String, String> before = podIdentities();
@@ -270,7 +270,7 @@ abstract class OperatorScenarios {
     }
 
     @Test
-    @Order(4)
+    @Order(40)
     void s4_changeJvmOptions_rollingRestart_followersFirstLeaderLast() {
         scenario("4 rolling restart", () -> {
             QueenKvCluster c0 = current();
@@ -305,7 +305,7 @@ abstract class OperatorScenarios {
     }
 
     @Test
-    @Order(5)
+    @Order(50)
     void s5_killAPodsProcess_restartedCatchesUp_degradedAndBack() {
         scenario("5 kill a pod's process", () -> {
             QueenKvCluster c0 = current();
@@ -323,7 +323,9 @@ abstract class OperatorScenarios {
             List<QueenKvClusterStatus> seen = since(mark);
             assertThat(seen).filteredOn(st -> conditionIs(st, QueenKvClusterStatus.DEGRADED, "True"))
                     .isNotEmpty()
-                    .allMatch(st -> reason(st, QueenKvClusterStatus.DEGRADED).equals(QueenKvReconciler.REASON_MEMBER_NOT_READY))
+                    // NoLeader when the leader was too slow to answer the operator (a busy machine); never anything else.
+                    .allMatch(st -> List.of(QueenKvReconciler.REASON_MEMBER_NOT_READY, QueenKvReconciler.REASON_NO_LEADER)
+                            .contains(reason(st, QueenKvClusterStatus.DEGRADED)))
                     .allMatch(st -> st.getPhase() == ClusterPhase.Degraded);
             assertThat(seen).as("a quorum served all along").allMatch(st -> conditionIs(st, QueenKvClusterStatus.AVAILABLE, "True"));
             Pod after = client.pods().inNamespace(ns).withName(victim).get();
@@ -340,7 +342,7 @@ abstract class OperatorScenarios {
     }
 
     @Test
-    @Order(6)
+    @Order(60)
     void s6_deleteTheResource_everythingItOwnedIsGone() {
         scenario("6 delete", () -> {
             List<String> violations = load.verifyAll();
