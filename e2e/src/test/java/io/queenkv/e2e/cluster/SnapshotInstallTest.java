@@ -102,7 +102,7 @@ class SnapshotInstallTest {
             long killed = System.nanoTime();
             long appliedBefore = ClusterChecks.appliedIndex(cluster, leader); // the follower has at most this
             // Far more entries than the snapshot interval while the follower is down, and enough
-            // bytes that the leader's log rolls over a segment (64 MiB) and is purged up to its snapshot.
+            // bytes that the leader's log rolls over a segment (67 MiB) and is purged up to its snapshot.
             bulkWrite(cluster.url(leader), 80L << 20);
             writer.awaitAcksSince(killed, 200, Duration.ofSeconds(60));
             // Every member's log now starts past anything the follower has: it needs a snapshot.

@@ -182,7 +182,8 @@ public final class ReplicatedKv implements AutoCloseable {
         RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
         // Sized for the largest body any committed setting allows, so no entry is ever too large for Ratis.
         SizeInBytes max = SizeInBytes.valueOf(Setting.MAX_BODY_BYTES.max + (1 << 20));
-        RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(Math.max(max.getSize() * 2, 64L << 20)));
+        // A segment holds at least the largest entry; larger segments only delay purging the log after a snapshot.
+        RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(max.getSize() + (1 << 20)));
         RaftServerConfigKeys.Log.Appender.setBufferByteLimit(p, max);
         RaftServerConfigKeys.Log.setWriteBufferSize(p, SizeInBytes.valueOf(max.getSize() + 8));
         GrpcConfigKeys.setMessageSizeMax(p, SizeInBytes.valueOf(max.getSize() * 2));
