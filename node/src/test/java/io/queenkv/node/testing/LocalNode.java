@@ -56,6 +56,32 @@ public final class LocalNode implements AutoCloseable {
         return local;
     }
 
+    /**
+     * Starts a cluster of {@code size} members in this JVM (ids n1…, data in {@code dir}/n1…),
+     * each with {@code extraEnv}, and waits until every one is ready.
+     */
+    public static java.util.List<LocalNode> startCluster(Path dir, int size, Map<String, String> extraEnv) throws IOException {
+        java.util.List<String> peers = new java.util.ArrayList<>();
+        int[][] ports = new int[size][];
+        for (int i = 0; i < size; i++) {
+            ports[i] = new int[] {freePort(), freePort()};
+            peers.add("n" + (i + 1) + "=127.0.0.1:" + ports[i][0] + ":" + ports[i][1]);
+        }
+        java.util.List<LocalNode> nodes = new java.util.ArrayList<>();
+        for (int i = 0; i < size; i++) {
+            Map<String, String> env = new HashMap<>(extraEnv);
+            env.put("QUEEN_KV_NODE_ID", "n" + (i + 1));
+            env.put("QUEEN_KV_RAFT_PORT", Integer.toString(ports[i][0]));
+            env.put("QUEEN_KV_HTTP_PORT", Integer.toString(ports[i][1]));
+            env.put("QUEEN_KV_DATA_DIR", dir.resolve("n" + (i + 1)).toString());
+            env.put("QUEEN_KV_PEERS", String.join(",", peers));
+            env.putIfAbsent("QUEEN_KV_CLUSTER_ID", "local-test-cluster");
+            nodes.add(new LocalNode(new Node(NodeConfig.fromEnv(env)), null));
+        }
+        for (LocalNode n : nodes) n.awaitReady();
+        return nodes;
+    }
+
     public static LocalNode start(Path dataDir) throws IOException {
         return start(dataDir, Map.of());
     }

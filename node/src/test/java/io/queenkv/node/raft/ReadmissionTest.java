@@ -1,0 +1,96 @@
+package io.queenkv.node.raft;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.SetConfigurationRequest;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.server.RaftConfiguration;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import io.queenkv.node.testing.LocalNode;
+
+/**
+ * A re-admission that a leader left half-way is finished by the leader in charge: here a member is
+ * made a listener that holds the group (what a leader leaves when it dies after giving a re-admitted
+ * member the group), with a configuration change sent straight to the leader, and the cluster must
+ * make it a voter again by itself once it caught up. A member an operator removed stays removed.
+ */
+@Timeout(180)
+class ReadmissionTest {
+    @TempDir
+    Path dir;
+    List<LocalNode> nodes = List.of();
+
+    @AfterEach
+    void close() throws IOException {
+        for (LocalNode n : nodes) n.close();
+    }
+
+    @Test
+    void aListenerHoldingTheGroupVotesAgainOnceCaughtUp() throws IOException {
+        nodes = LocalNode.startCluster(dir, 3, Map.of());
+        LocalNode leader = leader();
+        for (int i = 0; i < 100; i++) assertThat(put(leader, "k" + i).statusCode()).isEqualTo(200);
+        LocalNode member = nodes.stream().filter(n -> n != leader).findFirst().orElseThrow();
+        ReplicatedKv kv = leader.node.replicated();
+        RaftConfiguration conf = kv.division().getRaftConf();
+        RaftPeer peer = conf.getPeer(member.node.replicated().selfId());
+        List<RaftPeer> voters = new ArrayList<>(conf.getCurrentPeers(RaftPeerRole.FOLLOWER));
+        List<RaftPeer> others = voters.stream().filter(p -> !p.getId().equals(peer.getId())).toList();
+        try (RaftClient toLeader = kv.newClient(List.of(kv.division().getPeer()), RetryPolicies.noRetry())) {
+            assertThat(toLeader.admin().setConfiguration(SetConfigurationRequest.Arguments.newBuilder()
+                    .setServersInCurrentConf(voters).setListenersInCurrentConf(List.of())
+                    .setServersInNewConf(others).setListenersInNewConf(List.of(Readmission.withRole(peer, RaftPeerRole.LISTENER)))
+                    .setMode(SetConfigurationRequest.Mode.COMPARE_AND_SET).build()).isSuccess()).isTrue();
+        }
+        assertThat(kv.division().getRaftConf().getPeer(peer.getId(), RaftPeerRole.LISTENER)).as("demoted").isNotNull();
+
+        await("the member to vote again").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> {
+            RaftConfiguration now = kv.division().getRaftConf();
+            return now.getPreviousPeers().isEmpty() && now.getPeer(peer.getId(), RaftPeerRole.FOLLOWER) != null;
+        });
+        String body = member.post("/api/v1/kv", "[{\"op\":\"getMany\",\"ns\":\"re\",\"keys\":[\"k0\",\"k99\"]}]").body();
+        assertThat(body).contains("\"key\":\"k0\"").contains("\"key\":\"k99\"");
+        assertThat(put(member, "after").statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void aMemberRemovedOnPurposeStaysRemoved() throws IOException {
+        nodes = LocalNode.startCluster(dir, 3, Map.of());
+        LocalNode leader = leader();
+        LocalNode member = nodes.stream().filter(n -> n != leader).findFirst().orElseThrow();
+        String id = member.node.replicated().selfId().toString();
+        assertThat(new ClusterAdmin(leader.node.replicated()).removeMember(id)).extracting(p -> p.getId().toString()).doesNotContain(id);
+
+        // Longer than the leader waits between offers of the group to a member that lacks it.
+        await("the removed member to stay out").pollDelay(Duration.ZERO).during(Duration.ofSeconds(8)).atMost(Duration.ofSeconds(20))
+                .pollInterval(Duration.ofMillis(250))
+                .until(() -> leader.node.replicated().division().getRaftConf().getPeer(member.node.replicated().selfId(),
+                        RaftPeerRole.FOLLOWER, RaftPeerRole.LISTENER) == null);
+    }
+
+    private LocalNode leader() {
+        return await().atMost(Duration.ofSeconds(30)).until(
+                () -> nodes.stream().filter(n -> n.node.replicated().membership().map(d -> d.getInfo().isLeaderReady()).orElse(false))
+                        .findFirst().orElse(null),
+                n -> n != null);
+    }
+
+    private static java.net.http.HttpResponse<String> put(LocalNode node, String key) {
+        return node.post("/api/v1/kv", "[{\"op\":\"put\",\"ns\":\"re\",\"key\":\"" + key + "\",\"value\":1,\"forever\":true}]");
+    }
+}
