@@ -52,7 +52,7 @@ final class AdminRoutes {
     io.javalin.http.Handler guarded(AdminCall call) {
         return ctx -> {
             Access.Caller caller = authorize(ctx);
-            try (CallSlots.Slot slot = slots.take(caller.tenant())) {
+            try (CallSlots.Slot slot = slots.take(caller, ctx.ip())) {
                 call.handle(ctx);
             }
         };

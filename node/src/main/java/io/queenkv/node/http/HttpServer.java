@@ -59,7 +59,7 @@ public final class HttpServer implements AutoCloseable {
                       NodeConfig.CallBounds bounds) {
         this.kv = kv;
         this.metrics = new NodeMetrics(kv);
-        CallSlots slots = new CallSlots(bounds.perTenant(), bounds.perNode());
+        CallSlots slots = new CallSlots(bounds.perTenant(), bounds.perNode(), !access.enabled());
         BodyReader bodies = new BodyReader();
         KvRoutes routes = new KvRoutes(kv, access, new RateLimiter(System::nanoTime), slots, bodies);
         AdminRoutes admin = new AdminRoutes(kv, access, slots, bodies);

@@ -58,7 +58,7 @@ final class KvRoutes {
     /** {@code POST /api/v1/kv}. */
     void batch(Context ctx) {
         Access.Caller caller = access.authenticate(ctx.header("Authorization"));
-        try (CallSlots.Slot slot = slots.take(caller.tenant())) {
+        try (CallSlots.Slot slot = slots.take(caller, ctx.ip())) {
             Settings settings = kv.local(KvEngine::settings);
             List<Op> ops = CallParser.parseBatch(Json.parseBody(bodies.read(ctx, settings.maxBodyBytes())), settings);
             if (ops.isEmpty()) {
@@ -74,7 +74,7 @@ final class KvRoutes {
     void single(Context ctx) {
         if (ctx.queryString() != null) throw new Refusal(Reason.KV_NO_QUERY_STRING, "single-key routes take no query string");
         Access.Caller caller = access.authenticate(ctx.header("Authorization"));
-        try (CallSlots.Slot slot = slots.take(caller.tenant())) {
+        try (CallSlots.Slot slot = slots.take(caller, ctx.ip())) {
             single(ctx, caller);
         }
     }
