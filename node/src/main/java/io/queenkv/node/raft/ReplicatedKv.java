@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -12,6 +13,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 
@@ -22,7 +24,9 @@ import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.grpc.GrpcTlsConfig;
+import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
@@ -80,6 +84,9 @@ public final class ReplicatedKv implements AutoCloseable {
     private final RaftPeerId selfId;
     private final Admission admission;
     private final Parameters rpcParameters;
+    /** This node's identity as a client of its own Raft server ({@link #submitLocally}). */
+    private final ClientId localClientId = ClientId.randomId();
+    private final AtomicLong localCallIds = new AtomicLong();
     /**
      * The most Raft calls this node runs at once. Above the HTTP layer's node-wide bound on calls in
      * progress, so a call it admitted finds a thread; a call that gets none is refused (503), never queued.
@@ -229,9 +236,37 @@ public final class ReplicatedKv implements AutoCloseable {
         return peer.getDataStreamAddress();
     }
 
-    /** Proposes one log entry; completes with the engine's outcome once it is applied. */
+    /**
+     * Proposes one log entry; completes with the engine's outcome once it is applied. On the leader
+     * the entry goes straight to this node's Raft server; elsewhere (or when leadership moved) the
+     * node's client sends it to the leader.
+     */
     public Future<Outcome> write(Entry entry) {
-        return submit(() -> outcomeOf(propose(entry)));
+        Message message = Message.valueOf(ByteString.copyFrom(EntryCodec.encode(entry)));
+        if (!isLeader()) return submit(() -> outcomeOf(call(() -> client.io().send(message))));
+        CompletableFuture<Outcome> outcome = new CompletableFuture<>();
+        submitLocally(message, RaftClientRequest.writeRequestType()).whenComplete((reply, failure) -> {
+            Throwable why = failure != null ? failure : reply.isSuccess() ? null : reply.getException();
+            if (why == null) {
+                complete(outcome, reply);
+            } else if (notLeader(why)) {
+                // Refused before it entered the log: the leader is elsewhere now, so send it there.
+                try {
+                    callers.execute(() -> {
+                        try {
+                            outcome.complete(outcomeOf(call(() -> client.io().send(message))));
+                        } catch (RuntimeException e) {
+                            outcome.completeExceptionally(e);
+                        }
+                    });
+                } catch (RejectedExecutionException e) {
+                    outcome.completeExceptionally(tooManyCalls());
+                }
+            } else {
+                outcome.completeExceptionally(unavailable(why));
+            }
+        });
+        return outcome;
     }
 
     /** Proposes one log entry and blocks until it is applied; the reply carries its log index. */
@@ -240,18 +275,62 @@ public final class ReplicatedKv implements AutoCloseable {
         return call(() -> client.io().send(message));
     }
 
-    /** A linearizable read on this node: ReadIndex first, then the local state. */
+    /** A linearizable read on this node: ReadIndex first (from the leader, on a follower), then the local state. */
     public Future<Outcome> read(String tenant, List<Op> ops) {
         Message message = Message.valueOf(ByteString.copyFrom(EntryCodec.encodeQuery(new EntryCodec.ReadQuery(tenant, ops))));
-        return submit(() -> outcomeOf(call(() -> client.io().sendReadOnly(message, selfId))));
+        if (membership().isEmpty()) throw new Refusal(Reason.KV_NO_LEADER, "this node is not a member of the group yet");
+        CompletableFuture<Outcome> outcome = new CompletableFuture<>();
+        submitLocally(message, RaftClientRequest.readRequestType()).whenComplete((reply, failure) -> {
+            Throwable why = failure != null ? failure : reply.isSuccess() ? null : reply.getException();
+            if (why == null) complete(outcome, reply);
+            else outcome.completeExceptionally(unavailable(why));
+        });
+        return outcome;
+    }
+
+    /**
+     * A request to this node's own Raft server, without the client and its gRPC round trip. Each
+     * gets a call id of its own under this node's client id (Ratis' retry cache keys on the pair).
+     */
+    private CompletableFuture<RaftClientReply> submitLocally(Message message, RaftClientRequest.Type type) {
+        RaftClientRequest request = RaftClientRequest.newBuilder()
+                .setClientId(localClientId).setServerId(selfId).setGroupId(groupId)
+                .setCallId(localCallIds.incrementAndGet()).setMessage(message).setType(type).build();
+        try {
+            return server.submitClientRequestAsync(request);
+        } catch (IOException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    private boolean isLeader() {
+        return membership().map(d -> d.getInfo().isLeader() && d.getInfo().isLeaderReady()).orElse(false);
+    }
+
+    private static boolean notLeader(Throwable failure) {
+        Throwable t = failure;
+        while (t instanceof CompletionException && t.getCause() != null) t = t.getCause();
+        return t instanceof NotLeaderException || t instanceof LeaderNotReadyException;
+    }
+
+    private static void complete(CompletableFuture<Outcome> outcome, RaftClientReply reply) {
+        try {
+            outcome.complete(outcomeOf(reply));
+        } catch (RuntimeException e) {
+            outcome.completeExceptionally(e);
+        }
     }
 
     private Future<Outcome> submit(Callable<Outcome> call) {
         try {
             return callers.submit(call);
         } catch (RejectedExecutionException e) {
-            throw new Refusal(Reason.KV_RETRY, "this node runs " + MAX_CONCURRENT_CALLS + " Raft calls already; try again or another node");
+            throw tooManyCalls();
         }
+    }
+
+    private static Refusal tooManyCalls() {
+        return new Refusal(Reason.KV_RETRY, "this node runs " + MAX_CONCURRENT_CALLS + " Raft calls already; try again or another node");
     }
 
     /** Reads local engine state (no barrier): status, metrics, the sweeper. */
