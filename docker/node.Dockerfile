@@ -7,7 +7,9 @@
 # operator's pods). The operator's StatefulSet sets its own command and JAVA_OPTS; it needs `sh` and
 # `java` on the PATH and the jar at /app/queen-kv-node.jar.
 # A glibc base: the gRPC transport loads its native epoll library, which musl (Alpine) lacks.
-FROM eclipse-temurin:17-jre
+# JDK 25: the jar is Java 17 bytecode, but on two cores a node on 25 serves about twice the writes
+# of one on 17 and reaches full speed sooner (README "Java runtime").
+FROM eclipse-temurin:25-jre
 RUN groupadd --system --gid 10001 queenkv \
  && useradd --system --uid 10001 --gid queenkv --home-dir /app --no-create-home --shell /usr/sbin/nologin queenkv \
  && mkdir -p /app /data \

@@ -2,6 +2,7 @@ package io.queenkv.bench;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -140,7 +141,7 @@ public final class BenchMain {
         return switch (kind) {
             case ETCD_34 -> Clusters.etcd(options.etcd34(), dir);
             case ETCD_36 -> Clusters.etcd(options.etcd36(), dir);
-            case QUEEN_KV -> Clusters.queenKv(nodeJarCopy(), options.nodeHeap(), dir);
+            case QUEEN_KV -> Clusters.queenKv(nodeJarCopy(), options.nodeJava(), options.nodeHeap(), dir);
         };
     }
 
@@ -277,7 +278,24 @@ public final class BenchMain {
 
     private static Settings settings(BenchOptions o) {
         return new Settings(o.duration().toMillis() / 1000.0, o.ramp().toMillis() / 1000.0, o.warmup().toMillis() / 1000.0,
-                o.coldStart().toMillis() / 1000.0, o.inFlightOverride().orElse(null), o.keys(), o.nodeHeap());
+                o.coldStart().toMillis() / 1000.0, o.inFlightOverride().orElse(null), o.keys(), o.nodeHeap(),
+                javaVersion(o.nodeJava()));
+    }
+
+    /** The first line of {@code java -version} of the nodes' JVM, e.g. {@code openjdk version "25.0.3" 2026-04-21 LTS}. */
+    private static String javaVersion(Path javaBinary) {
+        try {
+            Process p = new ProcessBuilder(javaBinary.toString(), "-version").redirectErrorStream(true).start();
+            String first = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).lines()
+                    .filter(l -> !l.startsWith("Picked up")).findFirst().orElse("");
+            p.waitFor();
+            return first.trim();
+        } catch (IOException e) {
+            return "unknown (" + e.getMessage() + ")";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "unknown";
+        }
     }
 
     /** Ends a run that overruns {@code limit}; the shutdown hook of LocalCluster then kills every member. */

@@ -25,6 +25,7 @@ import io.queenkv.bench.load.WorkloadSpec;
  * @param inFlightOverride when present, every workload runs with this many in flight instead of its own
  * @param keys           keys of 256 B loaded for the RSS, restart and snapshot measurements (0 skips them)
  * @param nodeHeap       -Xmx of each Queen KV node
+ * @param nodeJava       the java binary that runs the Queen KV nodes (bench/run picks the newest JDK 21+ it finds)
  * @param maxRun         the whole run is stopped (processes killed) after this long
  * @param etcd34         Debian's etcd binary
  * @param etcd36         the etcd built from the Go module proxy (absent file: that system is skipped)
@@ -43,6 +44,7 @@ public record BenchOptions(
         Optional<Integer> inFlightOverride,
         int keys,
         String nodeHeap,
+        Path nodeJava,
         Duration maxRun,
         Path etcd34,
         Path etcd36,
@@ -63,6 +65,7 @@ public record BenchOptions(
                 Optional.ofNullable(System.getProperty("bench.inflight")).map(Integer::parseInt),
                 Integer.parseInt(prop("bench.keys", "1000000").replace("_", "")),
                 prop("bench.nodeHeap", "2g"),
+                Path.of(prop("bench.nodeJava", Path.of(System.getProperty("java.home"), "bin", "java").toString())),
                 parseDuration(prop("bench.maxRun", "60m")),
                 Path.of(prop("bench.etcd34", "/usr/bin/etcd")),
                 Path.of(prop("bench.etcd36", benchDir.resolve("target/etcd-3.6").toString())),

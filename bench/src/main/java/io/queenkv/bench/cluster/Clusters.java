@@ -23,14 +23,14 @@ public final class Clusters {
 
     private Clusters() {}
 
-    /** Three Queen KV nodes from {@code nodeJar}; rate limits raised out of the way (API.md: 1,000,000 calls/s). */
-    public static LocalCluster queenKv(Path nodeJar, String heap, Path baseDir) {
+    /** Three Queen KV nodes from {@code nodeJar}, run by {@code java}; rate limits raised out of the way (API.md: 1,000,000 calls/s). */
+    public static LocalCluster queenKv(Path nodeJar, Path java, String heap, Path baseDir) {
         List<Integer> ports = LocalCluster.freePorts(2 * MEMBERS);
         String clusterId = "bench-" + UUID.randomUUID();
         List<String> peers = new ArrayList<>();
         for (int i = 0; i < MEMBERS; i++)
             peers.add("n" + (i + 1) + "=" + HOST + ":" + ports.get(2 * i + 1) + ":" + ports.get(2 * i));
-        String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        String javaBin = java.toString();
         List<MemberSpec> members = new ArrayList<>();
         for (int i = 0; i < MEMBERS; i++) {
             String id = "n" + (i + 1);
