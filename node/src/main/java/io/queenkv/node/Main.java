@@ -2,6 +2,7 @@ package io.queenkv.node;
 
 import io.queenkv.node.config.NodeConfig;
 import io.queenkv.node.identity.IdentityException;
+import io.queenkv.node.kv.Setting;
 
 /**
  * Starts one node from its {@code QUEEN_KV_*} environment; stops cleanly on SIGTERM. Exit codes:
@@ -17,6 +18,17 @@ public final class Main {
     private Main() {}
 
     public static void main(String[] args) throws Exception {
+        if (args.length > 0) {
+            switch (args[0]) {
+                case "--version" -> System.out.println("queen-kv-node " + NodeVersion.version() + " (Java " + NodeVersion.java() + ")");
+                case "--help", "-h" -> System.out.print(usage());
+                default -> {
+                    System.err.println("queen-kv: unknown argument " + args[0] + " (a node takes its settings from QUEEN_KV_* variables; see --help)");
+                    System.exit(EXIT_CONFIG);
+                }
+            }
+            return;
+        }
         asyncPoolWithThreads();
         NodeConfig config;
         try {
@@ -49,6 +61,35 @@ public final class Main {
                 System.err.println("queen-kv: error while stopping: " + e);
             }
         }, "queen-kv-shutdown"));
+    }
+
+    /** What {@code --help} prints: how to start a node, and every variable it reads (the settings from their table). */
+    static String usage() {
+        StringBuilder b = new StringBuilder();
+        b.append("queen-kv-node ").append(NodeVersion.version()).append(": one node of a Queen KV cluster\n\n")
+                .append("usage: java -jar queen-kv-node.jar [--help | --version]\n\n")
+                .append("A node takes no arguments: it reads QUEEN_KV_* environment variables, serves HTTP and Raft,\n")
+                .append("and stops cleanly on SIGTERM. Exit codes: 2 a bad setting, 3 a data dir of another cluster or\n")
+                .append("member, 1 any other start-up failure.\n\n")
+                .append("Identity and peers:\n");
+        String[][] rows = {
+                {"QUEEN_KV_NODE_ID", "n1", "this member's id"},
+                {"QUEEN_KV_HOST", "127.0.0.1", "the host peers and clients reach this node at"},
+                {"QUEEN_KV_BIND_ADDRESS", "127.0.0.1 (0.0.0.0 with TLS)", "the address both ports listen on"},
+                {"QUEEN_KV_DATA_DIR", "data", "the Raft log, snapshots and the member stamp"},
+                {"QUEEN_KV_PEERS", "(none: a lone node)", "id=host:raftPort:httpPort,... of the initial members"},
+                {"QUEEN_KV_CLUSTER_ID", "(generated for a lone node)", "required with peers; the Raft group derives from it"},
+                {"QUEEN_KV_INITIAL_CLUSTER_STATE", "new", "new: may create the cluster; existing: only joins it"},
+                {"QUEEN_KV_TOKENS_FILE", "(none: auth off)", "sha256-of-token tenant role, one per line; re-read on change"},
+                {"QUEEN_KV_METRICS_REQUIRE_TOKEN", "false", "whether /metrics needs a token"},
+                {"QUEEN_KV_TLS_CERT_FILE, _KEY_FILE, _CA_FILE", "(none: no TLS)", "PEM files: mutual TLS on Raft, HTTPS only"}};
+        for (String[] row : rows) b.append(String.format("  %-44s %-30s %s%n", row[0], row[1], row[2]));
+        b.append("\nSettings (live ones are the seed of a new cluster; change them with PUT /api/v1/admin/settings):\n");
+        for (Setting s : Setting.values())
+            b.append(String.format("  %-44s %-30s %d..%d, %s%n", s.env, Long.toString(s.defaultValue), s.min, s.max,
+                    s.applies == Setting.Applies.LIVE ? "live" : "at start"));
+        b.append("\nMore: README.md in the repository (Configuration, Limits and timeouts, Transport security).\n");
+        return b.toString();
     }
 
     /**

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 import io.queenkv.node.testing.TestCertificates;
 import io.queenkv.node.testing.TestCertificates.Ca;
 
-/** A bad setting stops the real process at start-up, with a message naming it. */
+/** A bad setting stops the real process at start-up, with a message naming it; --version and --help only print. */
 class StartupTest {
     @Test
     void aBadSettingStopsStartUpWithAClearMessage() throws Exception {
@@ -34,15 +34,33 @@ class StartupTest {
         assertThat(out).doesNotContain("Exception").doesNotContain("\tat ");
     }
 
+    @Test
+    void versionAndHelpPrintAndExitWithoutStartingANode(@TempDir Path dir) throws Exception {
+        Map<String, String> env = Map.of("QUEEN_KV_DATA_DIR", dir.resolve("data").toString());
+        String version = run(env, 0, "--version");
+        assertThat(version).matches("queen-kv-node \\d+\\.\\d+\\.\\d+\\S* \\(Java .+\\)\\R");
+        String help = run(env, 0, "--help");
+        assertThat(help).contains("usage: java -jar queen-kv-node.jar").contains("QUEEN_KV_PEERS");
+        for (io.queenkv.node.kv.Setting s : io.queenkv.node.kv.Setting.values()) assertThat(help).contains(s.env);
+        assertThat(run(env, 2, "--bogus")).contains("unknown argument --bogus");
+        assertThat(dir.resolve("data")).doesNotExist();
+    }
+
     private static String startExpectingExit2(Map<String, String> env) throws Exception {
+        return run(env, 2);
+    }
+
+    private static String run(Map<String, String> env, int exitCode, String... args) throws Exception {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder pb = new ProcessBuilder(List.of(java, "-cp", System.getProperty("java.class.path"), "io.queenkv.node.Main"));
+        List<String> command = new java.util.ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"), "io.queenkv.node.Main"));
+        command.addAll(List.of(args));
+        ProcessBuilder pb = new ProcessBuilder(command);
         pb.environment().putAll(env);
         pb.redirectErrorStream(true);
         Process p = pb.start();
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.exitValue()).as(out).isEqualTo(2);
+        assertThat(p.exitValue()).as(out).isEqualTo(exitCode);
         return out;
     }
 }

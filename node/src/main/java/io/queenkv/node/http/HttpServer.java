@@ -1,5 +1,6 @@
 package io.queenkv.node.http;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,6 +25,7 @@ import org.slf4j.LoggerFactory;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
+import io.queenkv.node.NodeVersion;
 import io.queenkv.node.access.Access;
 import io.queenkv.node.access.RateLimiter;
 import io.queenkv.node.api.Json;
@@ -43,6 +45,10 @@ public final class HttpServer implements AutoCloseable {
     private static final String STARTED_AT = "queenkv.startedAt";
     private static final String ROUTE = "queenkv.route";
     private static final Logger LOG = LoggerFactory.getLogger(HttpServer.class);
+    /** {@code GET /version}: open like {@code /healthz}, it names no tenant data. */
+    private static final byte[] VERSION_BODY = ("{\"version\":\"" + NodeVersion.version() + "\",\"api\":\"v1\",\"java\":\""
+            + NodeVersion.java() + "\"}").getBytes(StandardCharsets.UTF_8);
+
     /** See {@link BodyReader} and {@link CallSlots} for the other bounds; README "Limits and timeouts" lists them all. */
     static final Duration IDLE_TIMEOUT = Duration.ofSeconds(15);
 
@@ -90,6 +96,7 @@ public final class HttpServer implements AutoCloseable {
             config.routes.put(anyKvPath, named(single, routes::single));
             config.routes.delete(anyKvPath, named(single, routes::single));
             config.routes.get("/healthz", named("/healthz", ctx -> KvRoutes.respond(ctx, 200, "{\"status\":\"ok\"}".getBytes())));
+            config.routes.get("/version", named("/version", ctx -> KvRoutes.respond(ctx, 200, VERSION_BODY)));
             config.routes.get("/readyz", named("/readyz", this::readyz));
             config.routes.get("/metrics", named("/metrics", ctx -> {
                 // Open by default, so Prometheus scrapes without a secret; it carries no tenant data.

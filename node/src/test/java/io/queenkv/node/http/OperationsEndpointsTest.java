@@ -51,6 +51,17 @@ class OperationsEndpointsTest {
     }
 
     @Test
+    void versionNamesThisBuildAndItsRuntime() {
+        HttpResponse<String> r = node.get("/version");
+        assertThat(r.statusCode()).isEqualTo(200);
+        JsonNode v = json(r);
+        assertThat(fieldNames(v)).containsExactlyInAnyOrder("version", "api", "java");
+        assertThat(v.get("version").asText()).matches("\\d+\\.\\d+\\.\\d+\\S*");
+        assertThat(v.get("api").asText()).isEqualTo("v1");
+        assertThat(v.get("java").asText()).isEqualTo(System.getProperty("java.runtime.version"));
+    }
+
+    @Test
     void clusterHasExactlyTheFieldsOfTheContract() {
         ok(node, put("cluster", "k", "1"));
         HttpResponse<String> r = node.get("/api/v1/cluster");
