@@ -67,6 +67,35 @@ public final class KvEngine {
     private long keyCount = 0;
     private long valueBytes = 0;
 
+    /**
+     * The whole state at one log index, for a snapshot: taken in time linear in the number of rows
+     * (references only — rows, values and idempotency records are immutable, so the copy shares
+     * them), then written out while the engine goes on applying entries.
+     */
+    public record Frozen(long nextVersion, long lastInstant, long settingsIndex, Settings settings, long keyCount,
+                         List<FrozenSpace> spaces, List<Map.Entry<IdempotencyId, IdempotencyRecord>> idempotency) {}
+
+    /** One tenant's namespace in a {@link Frozen} state: its keys and rows, in key order. */
+    public record FrozenSpace(Scope scope, String[] keys, Row[] rows) {}
+
+    public Frozen freeze() {
+        List<FrozenSpace> frozen = new ArrayList<>(spaces.size());
+        for (Map.Entry<Scope, NavigableMap<String, Row>> space : spaces.entrySet()) {
+            NavigableMap<String, Row> rows = space.getValue();
+            String[] keys = new String[rows.size()];
+            Row[] values = new Row[rows.size()];
+            int i = 0;
+            for (Map.Entry<String, Row> e : rows.entrySet()) {
+                keys[i] = e.getKey();
+                values[i++] = e.getValue();
+            }
+            frozen.add(new FrozenSpace(space.getKey(), keys, values));
+        }
+        List<Map.Entry<IdempotencyId, IdempotencyRecord>> records = new ArrayList<>(idempotency.size());
+        for (Map.Entry<IdempotencyId, IdempotencyRecord> e : idempotency.entrySet()) records.add(Map.entry(e.getKey(), e.getValue()));
+        return new Frozen(nextVersion, lastInstant, settingsIndex, settings, keyCount, List.copyOf(frozen), records);
+    }
+
     /** A fresh store whose settings are {@code seed} until settings are committed through the log. */
     public KvEngine(Settings seed) {
         this.settings = seed;

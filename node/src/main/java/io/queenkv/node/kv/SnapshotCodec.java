@@ -26,29 +26,34 @@ public final class SnapshotCodec {
     private SnapshotCodec() {}
 
     public static void write(KvEngine engine, OutputStream target) throws IOException {
+        write(engine.freeze(), target);
+    }
+
+    /** Writes a state frozen at one log index ({@link KvEngine#freeze}); the engine may change meanwhile. */
+    public static void write(KvEngine.Frozen state, OutputStream target) throws IOException {
         CheckedOutputStream checked = new CheckedOutputStream(target, new CRC32C());
         DataOutputStream out = new DataOutputStream(checked);
         out.writeInt(MAGIC);
         out.writeInt(FORMAT);
-        out.writeLong(engine.nextVersion);
-        out.writeLong(engine.lastInstant);
-        out.writeLong(engine.settingsIndex);
-        EntryCodec.writeSettings(out, engine.settings);
-        out.writeLong(engine.keyCount());
-        for (Map.Entry<Scope, NavigableMap<String, Row>> space : engine.spaces.entrySet()) {
-            for (Map.Entry<String, Row> e : space.getValue().entrySet()) {
-                Binary.writeString(out, space.getKey().tenant());
-                Binary.writeString(out, space.getKey().ns());
-                Binary.writeString(out, e.getKey());
-                Row row = e.getValue();
+        out.writeLong(state.nextVersion());
+        out.writeLong(state.lastInstant());
+        out.writeLong(state.settingsIndex());
+        EntryCodec.writeSettings(out, state.settings());
+        out.writeLong(state.keyCount());
+        for (KvEngine.FrozenSpace space : state.spaces()) {
+            for (int i = 0; i < space.keys().length; i++) {
+                Binary.writeString(out, space.scope().tenant());
+                Binary.writeString(out, space.scope().ns());
+                Binary.writeString(out, space.keys()[i]);
+                Row row = space.rows()[i];
                 Binary.writeJson(out, row.value());
                 Binary.writeVarLong(out, row.version());
                 out.writeLong(row.expiresAt());
                 out.writeLong(row.updatedAt());
             }
         }
-        out.writeLong(engine.idempotency.size());
-        for (Map.Entry<IdempotencyId, IdempotencyRecord> e : engine.idempotency.entrySet()) {
+        out.writeLong(state.idempotency().size());
+        for (Map.Entry<IdempotencyId, IdempotencyRecord> e : state.idempotency()) {
             Binary.writeString(out, e.getKey().tenant());
             Binary.writeString(out, e.getKey().key());
             Binary.writeString(out, e.getValue().fingerprint());

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 import org.apache.ratis.client.RaftClient;
@@ -29,6 +30,8 @@ import io.queenkv.node.kv.Settings;
  */
 public final class ClusterAdmin {
     private static final long TIMEOUT_MS = 20_000;
+    /** How long {@link #snapshot} waits for the snapshot file of a large store to be written. */
+    private static final long SNAPSHOT_TIMEOUT_MS = 120_000;
 
     private final ReplicatedKv kv;
 
@@ -114,13 +117,24 @@ public final class ClusterAdmin {
         }
     }
 
-    /** Takes a snapshot on this node; answers the log index it covers. */
+    /**
+     * Takes a snapshot on this node; answers the log index it covers, at least the applied index at
+     * the call. The state machine writes snapshot files in the background and Ratis only hears of
+     * finished ones, so this asks again until the newest finished one covers that index.
+     */
     public long snapshot() throws IOException {
-        // A creation gap of 1: snapshot whenever anything was applied since the last one.
-        RaftClientReply reply = ReplicatedKv.call(() -> kv.client().getSnapshotManagementApi(kv.selfId()).create(1, TIMEOUT_MS));
-        if (reply.getLogIndex() > 0) return reply.getLogIndex();
-        var latest = kv.division().getStateMachine().getLatestSnapshot();
-        return latest == null ? 0 : latest.getIndex();
+        long applied = kv.division().getInfo().getLastAppliedIndex();
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(SNAPSHOT_TIMEOUT_MS);
+        while (true) {
+            // A creation gap of 1: snapshot whenever anything was applied since the last one.
+            ReplicatedKv.call(() -> kv.client().getSnapshotManagementApi(kv.selfId()).create(1, TIMEOUT_MS));
+            var latest = kv.division().getStateMachine().getLatestSnapshot();
+            long index = latest == null ? 0 : latest.getIndex();
+            if (index >= applied) return index;
+            if (System.nanoTime() > deadline)
+                throw new Refusal(Reason.KV_TIMEOUT, "the snapshot was not written within " + SNAPSHOT_TIMEOUT_MS / 1000 + " s");
+            LockSupport.parkNanos(50_000_000L); // the writer runs in the background; nothing here to wait on
+        }
     }
 
     /** Commits new cluster-wide settings; answers the log index from which every node enforces them. */

@@ -9,6 +9,10 @@ import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.StandardCopyOption;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
@@ -54,6 +58,13 @@ final class KvStateMachine extends BaseStateMachine {
     private final Settings seed;
     private final LongSupplier clockMicros;
     private KvEngine engine;
+    /** Writes snapshot files off the apply thread, one at a time ({@link #takeSnapshot}); also the lock of {@link #writing}. */
+    private final ExecutorService snapshotWriter = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "queen-kv-snapshot-writer");
+        t.setDaemon(true);
+        return t;
+    });
+    private Future<?> writing;
     /** The last instant this node stamped as leader; stamps never go backwards. */
     private long lastStamp;
 
@@ -77,6 +88,7 @@ final class KvStateMachine extends BaseStateMachine {
     /** Ratis pauses the state machine before it installs a snapshot from the leader, then reinitializes it. */
     @Override
     public void pause() {
+        awaitSnapshotWrite();
         if (getLifeCycleState() == LifeCycle.State.RUNNING) {
             getLifeCycle().transition(LifeCycle.State.PAUSING);
             getLifeCycle().transition(LifeCycle.State.PAUSED);
@@ -183,25 +195,80 @@ final class KvStateMachine extends BaseStateMachine {
         }
     }
 
+    /**
+     * Ratis calls this on the thread that applies entries, so writing the file here would stall
+     * every write for as long as it takes (seconds for a million keys). Instead the state and its
+     * index are frozen under the read lock (a copy of references, linear in the rows) and written
+     * by {@link #snapshotWriter} while applies go on. Ratis is told only of snapshots that are
+     * complete on disk: this answers the newest one, and while a write is under way it answers that
+     * same index again (Ratis asks again on later applies and purges the log up to what it is told).
+     */
     @Override
-    public long takeSnapshot() throws IOException {
-        lock.readLock().lock();
+    public long takeSnapshot() {
+        synchronized (snapshotWriter) {
+            if (writing != null && !writing.isDone()) return writtenIndex();
+            KvEngine.Frozen state;
+            TermIndex last;
+            lock.readLock().lock();
+            try {
+                last = getLastAppliedTermIndex();
+                if (last == null || last.getIndex() < 0 || last.getIndex() <= writtenIndex()) return writtenIndex();
+                state = engine.freeze();
+            } finally {
+                lock.readLock().unlock();
+            }
+            writing = snapshotWriter.submit(() -> write(state, last));
+            return writtenIndex();
+        }
+    }
+
+    /** The index of the newest snapshot complete on disk, -1 when there is none. */
+    long writtenIndex() {
+        SingleFileSnapshotInfo latest = storage.getLatestSnapshot();
+        return latest == null ? -1 : latest.getIndex();
+    }
+
+    private void write(KvEngine.Frozen state, TermIndex last) {
         try {
-            TermIndex last = getLastAppliedTermIndex();
-            if (last == null || last.getIndex() < 0) return -1;
             File file = storage.getSnapshotFile(last.getTerm(), last.getIndex());
             File temp = new File(file.getPath() + ".tmp");
             try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(temp.toPath()), 1 << 16)) {
-                SnapshotCodec.write(engine, out);
+                SnapshotCodec.write(state, out);
             }
             Files.move(temp.toPath(), file.toPath(), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             MD5Hash md5 = MD5FileUtil.computeAndSaveMd5ForFile(file);
-            // Ratis installs this snapshot on lagging followers and purges the log up to it.
-            storage.updateLatestSnapshot(new SingleFileSnapshotInfo(new FileInfo(file.toPath(), md5), last));
-            return last.getIndex();
-        } finally {
-            lock.readLock().unlock();
+            synchronized (snapshotWriter) {
+                // A snapshot installed from the leader meanwhile may be newer: never step back.
+                if (last.getIndex() > writtenIndex())
+                    storage.updateLatestSnapshot(new SingleFileSnapshotInfo(new FileInfo(file.toPath(), md5), last));
+            }
+            LOG.info("snapshot at log index {} written ({} keys)", last.getIndex(), state.keyCount());
+        } catch (IOException | RuntimeException e) {
+            LOG.error("writing the snapshot at log index {} failed; the log is kept, the next one is tried later", last.getIndex(), e);
         }
+    }
+
+    /** Waits for a snapshot being written, so none lands in the middle of an install or after close. */
+    private void awaitSnapshotWrite() {
+        Future<?> pending;
+        synchronized (snapshotWriter) {
+            pending = writing;
+        }
+        if (pending == null) return;
+        try {
+            pending.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException e) {
+            // write() logs its own failures
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        awaitSnapshotWrite();
+        snapshotWriter.shutdown();
+        super.close();
     }
 
     private void loadSnapshot(SingleFileSnapshotInfo snapshot) throws IOException {
