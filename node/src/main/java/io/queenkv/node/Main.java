@@ -1,5 +1,9 @@
 package io.queenkv.node;
 
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+
 import io.queenkv.node.config.NodeConfig;
 import io.queenkv.node.identity.IdentityException;
 import io.queenkv.node.kv.Setting;
@@ -38,6 +42,12 @@ public final class Main {
             System.exit(EXIT_CONFIG);
             return;
         }
+        String taken = takenPort(config);
+        if (taken != null) {
+            System.err.println("queen-kv: " + taken);
+            System.exit(EXIT_START);
+            return;
+        }
         Node node;
         try {
             node = new Node(config);
@@ -61,6 +71,25 @@ public final class Main {
                 System.err.println("queen-kv: error while stopping: " + e);
             }
         }, "queen-kv-shutdown"));
+    }
+
+    /**
+     * Which of the node's ports another process holds, as the one line to print, or null. Checked
+     * before the data dir is touched, so a node that cannot listen leaves nothing behind.
+     */
+    static String takenPort(NodeConfig config) {
+        String[][] ports = {{"HTTP", "QUEEN_KV_HTTP_PORT", Integer.toString(config.httpPort())},
+                {"Raft", "QUEEN_KV_RAFT_PORT", Integer.toString(config.raftPort())}};
+        for (String[] port : ports) {
+            try (ServerSocket probe = new ServerSocket()) {
+                probe.setReuseAddress(true);
+                probe.bind(new InetSocketAddress(config.bindAddress(), Integer.parseInt(port[2])));
+            } catch (IOException e) {
+                return "the " + port[0] + " port " + config.bindAddress() + ":" + port[2] + " (" + port[1]
+                        + ") cannot be listened on: " + e.getMessage() + "; stop what holds it or choose another port";
+            }
+        }
+        return null;
     }
 
     /** What {@code --help} prints: how to start a node, and every variable it reads (the settings from their table). */

@@ -2,6 +2,8 @@ package io.queenkv.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -12,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.queenkv.node.testing.LocalNode;
 import io.queenkv.node.testing.TestCertificates;
 import io.queenkv.node.testing.TestCertificates.Ca;
 
@@ -44,6 +47,21 @@ class StartupTest {
         for (io.queenkv.node.kv.Setting s : io.queenkv.node.kv.Setting.values()) assertThat(help).contains(s.env);
         assertThat(run(env, 2, "--bogus")).contains("unknown argument --bogus");
         assertThat(dir.resolve("data")).doesNotExist();
+    }
+
+    @Test
+    void aTakenPortStopsStartUpWithOneLineAndLeavesNoDataDir(@TempDir Path dir) throws Exception {
+        for (String which : List.of("QUEEN_KV_RAFT_PORT", "QUEEN_KV_HTTP_PORT")) {
+            try (ServerSocket holder = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+                Map<String, String> env = new HashMap<>(Map.of("QUEEN_KV_DATA_DIR", dir.resolve("data").toString(),
+                        "QUEEN_KV_RAFT_PORT", Integer.toString(LocalNode.freePort()), "QUEEN_KV_HTTP_PORT", Integer.toString(LocalNode.freePort())));
+                env.put(which, Integer.toString(holder.getLocalPort()));
+                String out = run(env, 1);
+                assertThat(out).as(which).contains("(" + which + ") cannot be listened on").doesNotContain("\tat ").doesNotContain("Exception");
+                assertThat(out.strip().lines()).hasSize(1);
+                assertThat(dir.resolve("data")).doesNotExist();
+            }
+        }
     }
 
     private static String startExpectingExit2(Map<String, String> env) throws Exception {
