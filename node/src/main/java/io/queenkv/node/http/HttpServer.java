@@ -25,6 +25,7 @@ import org.slf4j.LoggerFactory;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
+import io.javalin.http.HandlerType;
 import io.queenkv.node.NodeVersion;
 import io.queenkv.node.access.Access;
 import io.queenkv.node.access.RateLimiter;
@@ -45,6 +46,8 @@ public final class HttpServer implements AutoCloseable {
     private static final String STARTED_AT = "queenkv.startedAt";
     private static final String ROUTE = "queenkv.route";
     private static final Logger LOG = LoggerFactory.getLogger(HttpServer.class);
+    private static final byte[] HEALTHY_BODY = "{\"status\":\"ok\"}".getBytes(StandardCharsets.UTF_8);
+
     /** {@code GET /version}: open like {@code /healthz}, it names no tenant data. */
     private static final byte[] VERSION_BODY = ("{\"version\":\"" + NodeVersion.version() + "\",\"api\":\"v1\",\"java\":\""
             + NodeVersion.java() + "\"}").getBytes(StandardCharsets.UTF_8);
@@ -53,6 +56,8 @@ public final class HttpServer implements AutoCloseable {
     static final Duration IDLE_TIMEOUT = Duration.ofSeconds(15);
 
     private final ReplicatedKv kv;
+    private final Access access;
+    private final boolean metricsRequireToken;
     private final NodeMetrics metrics;
     private final Javalin app;
 
@@ -64,6 +69,8 @@ public final class HttpServer implements AutoCloseable {
     public HttpServer(ReplicatedKv kv, Access access, String bindAddress, int port, NodeTls tls, boolean metricsRequireToken,
                       NodeConfig.CallBounds bounds) {
         this.kv = kv;
+        this.access = access;
+        this.metricsRequireToken = metricsRequireToken;
         this.metrics = new NodeMetrics(kv);
         CallSlots slots = new CallSlots(bounds.perTenant(), bounds.perNode(), !access.enabled());
         BodyReader bodies = new BodyReader();
@@ -92,21 +99,17 @@ public final class HttpServer implements AutoCloseable {
             config.routes.post("/api/v1/kv", named("/api/v1/kv", routes::batch));
             // Matched as one wildcard, so an empty ns or key gets its 400 (kv_bad_namespace, kv_bad_key), not a 404.
             String anyKvPath = "/api/v1/kv/<path>";
-            config.routes.get(anyKvPath, named(single, routes::single));
+            // HEAD answers as GET would, without the body (Javalin's own HEAD answers 200 without running the route).
+            for (HandlerType read : List.of(HandlerType.GET, HandlerType.HEAD)) {
+                config.routes.addHttpHandler(read, anyKvPath, named(single, routes::single));
+                config.routes.addHttpHandler(read, "/healthz", named("/healthz", ctx -> KvRoutes.respond(ctx, 200, HEALTHY_BODY)));
+                config.routes.addHttpHandler(read, "/version", named("/version", ctx -> KvRoutes.respond(ctx, 200, VERSION_BODY)));
+                config.routes.addHttpHandler(read, "/readyz", named("/readyz", this::readyz));
+                config.routes.addHttpHandler(read, "/metrics", named("/metrics", this::metrics));
+                config.routes.addHttpHandler(read, "/api/v1/cluster", named("/api/v1/cluster", this::cluster));
+            }
             config.routes.put(anyKvPath, named(single, routes::single));
             config.routes.delete(anyKvPath, named(single, routes::single));
-            config.routes.get("/healthz", named("/healthz", ctx -> KvRoutes.respond(ctx, 200, "{\"status\":\"ok\"}".getBytes())));
-            config.routes.get("/version", named("/version", ctx -> KvRoutes.respond(ctx, 200, VERSION_BODY)));
-            config.routes.get("/readyz", named("/readyz", this::readyz));
-            config.routes.get("/metrics", named("/metrics", ctx -> {
-                // Open by default, so Prometheus scrapes without a secret; it carries no tenant data.
-                if (metricsRequireToken) access.authenticate(ctx.header("Authorization"));
-                ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(metrics.scrape());
-            }));
-            config.routes.get("/api/v1/cluster", named("/api/v1/cluster", ctx -> {
-                access.authenticate(ctx.header("Authorization")); // any role; it names members and addresses
-                KvRoutes.respond(ctx, 200, Json.MAPPER.writeValueAsBytes(clusterStatus()));
-            }));
             config.routes.put("/api/v1/admin/settings", named("/api/v1/admin/settings", admin.guarded(admin::changeSettings)));
             config.routes.post("/api/v1/admin/members", named("/api/v1/admin/members", admin.guarded(admin::addMember)));
             config.routes.delete("/api/v1/admin/members/{id}", named("/api/v1/admin/members/{id}", admin.guarded(admin::removeMember)));
@@ -179,6 +182,17 @@ public final class HttpServer implements AutoCloseable {
         Long started = ctx.attribute(STARTED_AT);
         if (started == null) return;
         metrics.request(ctx.method().name(), ctx.attribute(ROUTE), ctx.statusCode(), Duration.ofNanos(System.nanoTime() - started));
+    }
+
+    /** Open by default, so Prometheus scrapes without a secret; it carries no tenant data. */
+    private void metrics(Context ctx) {
+        if (metricsRequireToken) access.authenticate(ctx.header("Authorization"));
+        ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(metrics.scrape());
+    }
+
+    private void cluster(Context ctx) throws Exception {
+        access.authenticate(ctx.header("Authorization")); // any role; it names members and addresses
+        KvRoutes.respond(ctx, 200, Json.MAPPER.writeValueAsBytes(clusterStatus()));
     }
 
     private void readyz(Context ctx) {

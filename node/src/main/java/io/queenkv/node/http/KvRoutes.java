@@ -84,12 +84,12 @@ final class KvRoutes {
         Settings settings = kv.local(KvEngine::settings);
         String method = ctx.method().name();
         String opName = switch (method) {
-            case "GET" -> "get";
+            case "GET", "HEAD" -> "get";
             case "PUT" -> "put";
             default -> "delete";
         };
         JsonNode body = null;
-        if (!method.equals("GET")) {
+        if (!opName.equals("get")) {
             byte[] bytes = bodies.read(ctx, settings.maxBodyBytes());
             if (bytes.length > 0 || method.equals("PUT")) body = Json.parseBody(bytes);
         }

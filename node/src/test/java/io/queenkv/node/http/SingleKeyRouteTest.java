@@ -72,6 +72,22 @@ class SingleKeyRouteTest {
     }
 
     @Test
+    void headAnswersAsGetWouldWithoutABodyAndChangesNothing() {
+        HttpResponse<String> p = send("PUT", "/api/v1/kv/single/h1", "{\"value\":7,\"forever\":true}");
+        long version = json(p).get("version").asLong();
+        HttpResponse<String> get = node.get("/api/v1/kv/single/h1");
+        HttpResponse<String> head = send("HEAD", "/api/v1/kv/single/h1", null);
+        assertThat(head.statusCode()).isEqualTo(200);
+        assertThat(head.body()).isEmpty();
+        assertThat(head.headers().firstValue("ETag")).hasValue("\"" + version + "\"");
+        assertThat(head.headers().firstValue("content-type")).isEqualTo(get.headers().firstValue("content-type"));
+        // A GET that would be refused is refused to HEAD too.
+        assertThat(send("HEAD", "/api/v1/kv/Not%20A%20Namespace/h1", null).statusCode()).isEqualTo(400);
+        assertThat(send("HEAD", "/version", null).statusCode()).isEqualTo(200);
+        assertThat(json(node.get("/api/v1/kv/single/h1")).get("version").asLong()).isEqualTo(version);
+    }
+
+    @Test
     void getOfAnAbsentKeyIs200FoundFalseWithoutETag() {
         HttpResponse<String> g = node.get("/api/v1/kv/single/absent");
         assertThat(g.statusCode()).isEqualTo(200);
