@@ -103,6 +103,8 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
     public static final String REASON_WOULD_LOSE_QUORUM = "ScaleDownWouldLoseQuorum";
     public static final String REASON_STUCK = "StepStuck";
     public static final String REASON_RECONCILE_FAILED = "ReconcileFailed";
+    /** Degraded reasons that need a person: Stalled (kstatus) is True for these. */
+    static final Set<String> STALLED_REASONS = Set.of(REASON_STUCK, REASON_RECONCILE_FAILED, REASON_WOULD_LOSE_QUORUM);
 
     private static final Logger LOG = LoggerFactory.getLogger(QueenKvReconciler.class);
 
@@ -178,6 +180,7 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
             Conditions.set(s.getConditions(), QueenKvClusterStatus.PROGRESSING, true, REASON_CREATING,
                     "creating " + s.getBootstrapReplicas() + " members", gen, now);
             Conditions.set(s.getConditions(), QueenKvClusterStatus.DEGRADED, false, REASON_CREATING, "the group is being created", gen, now);
+            Conditions.deriveKstatus(s.getConditions(), STALLED_REASONS, gen, now);
             saveStatus(c, s, context);
             return UpdateControl.<QueenKvCluster>noUpdate().rescheduleAfter(timing.step());
         }
@@ -227,6 +230,9 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
         QueenKvClusterStatus s = c.getStatus() == null ? new QueenKvClusterStatus() : c.getStatus();
         Conditions.set(s.getConditions(), QueenKvClusterStatus.DEGRADED, true, REASON_RECONCILE_FAILED,
                 String.valueOf(e.getMessage()), c.getMetadata().getGeneration(), clock.instant());
+        if (Conditions.find(s.getConditions(), QueenKvClusterStatus.AVAILABLE).isPresent()
+                && Conditions.find(s.getConditions(), QueenKvClusterStatus.PROGRESSING).isPresent())
+            Conditions.deriveKstatus(s.getConditions(), STALLED_REASONS, c.getMetadata().getGeneration(), clock.instant());
         s.setPhase(ClusterPhase.Degraded);
         try {
             saveStatus(c, s, context);
@@ -649,6 +655,7 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
         Conditions.set(s.getConditions(), QueenKvClusterStatus.DEGRADED, degradedReason != null,
                 degradedReason != null ? degradedReason : REASON_HEALTHY,
                 degradedReason != null ? degradedMessage : "every member is ready", gen, now);
+        Conditions.deriveKstatus(s.getConditions(), STALLED_REASONS, gen, now);
 
         if (degradedReason != null) s.setPhase(ClusterPhase.Degraded);
         else if (op != null) s.setPhase(op.getType() == OperationType.Roll ? ClusterPhase.Rolling : ClusterPhase.Scaling);

@@ -201,8 +201,14 @@ class QueenKvReconcilerTest {
         assertCondition(s, QueenKvClusterStatus.AVAILABLE, "True", QueenKvReconciler.REASON_QUORUM);
         assertCondition(s, QueenKvClusterStatus.PROGRESSING, "False", QueenKvReconciler.REASON_RECONCILED);
         assertCondition(s, QueenKvClusterStatus.DEGRADED, "False", QueenKvReconciler.REASON_HEALTHY);
+        // What kstatus reads: Ready, not Reconciling, not Stalled.
+        assertCondition(s, QueenKvClusterStatus.READY, "True", QueenKvReconciler.REASON_QUORUM);
+        assertCondition(s, QueenKvClusterStatus.RECONCILING, "False", QueenKvReconciler.REASON_RECONCILED);
+        assertCondition(s, QueenKvClusterStatus.STALLED, "False", QueenKvReconciler.REASON_HEALTHY);
         assertThat(statuses).anyMatch(st -> st.getPhase() == ClusterPhase.Creating
-                && conditionIs(st, QueenKvClusterStatus.PROGRESSING, "True", QueenKvReconciler.REASON_CREATING));
+                && conditionIs(st, QueenKvClusterStatus.PROGRESSING, "True", QueenKvReconciler.REASON_CREATING)
+                && conditionIs(st, QueenKvClusterStatus.RECONCILING, "True", QueenKvReconciler.REASON_CREATING)
+                && conditionIs(st, QueenKvClusterStatus.READY, "False", QueenKvReconciler.REASON_CREATING));
 
         String uid = created.getMetadata().getUid();
         StatefulSet sts = client.apps().statefulSets().inNamespace(NS).withName(NAME).get();
@@ -466,6 +472,9 @@ class QueenKvReconcilerTest {
         assertThat(s.getPhase()).isEqualTo(ClusterPhase.Degraded);
         assertThat(condition(s, QueenKvClusterStatus.DEGRADED).getMessage()).contains("n1");
         assertCondition(s, QueenKvClusterStatus.AVAILABLE, "True", QueenKvReconciler.REASON_QUORUM);
+        // Not ready while a member is lost, but not stalled: a pod that comes back heals it.
+        assertCondition(s, QueenKvClusterStatus.READY, "False", QueenKvReconciler.REASON_MEMBER_NOT_READY);
+        assertCondition(s, QueenKvClusterStatus.STALLED, "False", QueenKvReconciler.REASON_MEMBER_NOT_READY);
         assertThat(s.getReadyReplicas()).isEqualTo(2);
 
         pods.holdNotReady("kv-2", true);
@@ -576,6 +585,8 @@ class QueenKvReconcilerTest {
         QueenKvClusterStatus s = await().atMost(Duration.ofSeconds(20)).until(() -> get().getStatus(),
                 st -> conditionIs(st, QueenKvClusterStatus.DEGRADED, "True", QueenKvReconciler.REASON_WOULD_LOSE_QUORUM));
         assertThat(condition(s, QueenKvClusterStatus.DEGRADED).getMessage()).contains("removing n4");
+        assertCondition(s, QueenKvClusterStatus.STALLED, "True", QueenKvReconciler.REASON_WOULD_LOSE_QUORUM);
+        assertCondition(s, QueenKvClusterStatus.READY, "False", QueenKvReconciler.REASON_WOULD_LOSE_QUORUM);
         Thread.sleep(500);
         assertThat(calls("removeMember")).isEmpty();
         assertThat(get().getStatus().getPendingOperation()).isNull();

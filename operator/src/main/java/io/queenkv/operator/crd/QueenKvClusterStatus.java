@@ -17,6 +17,14 @@ public class QueenKvClusterStatus {
     public static final String AVAILABLE = "Available";
     public static final String PROGRESSING = "Progressing";
     public static final String DEGRADED = "Degraded";
+    /**
+     * The conditions kstatus (kubectl wait, Flux, Argo CD, cli-utils) reads, derived from the three
+     * above: Ready once available, settled and healthy; Reconciling while the operator works
+     * towards the spec; Stalled when it cannot get there without help (a step stuck or refused).
+     */
+    public static final String READY = "Ready";
+    public static final String RECONCILING = "Reconciling";
+    public static final String STALLED = "Stalled";
 
     @JsonPropertyDescription("metadata.generation of the spec this status reflects.")
     private Long observedGeneration;
