@@ -1,6 +1,8 @@
 package io.queenkv.node.http;
 
+import java.io.BufferedOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,6 +21,7 @@ import io.queenkv.node.kv.Refusal;
 import io.queenkv.node.kv.Refusal.Reason;
 import io.queenkv.node.kv.Setting;
 import io.queenkv.node.kv.Settings;
+import io.queenkv.node.kv.SnapshotCodec;
 import io.queenkv.node.raft.ClusterAdmin;
 import io.queenkv.node.raft.ReplicatedKv;
 
@@ -27,6 +30,8 @@ import io.queenkv.node.raft.ReplicatedKv;
  * only (any caller while auth is off).
  */
 final class AdminRoutes {
+    /** Headers of a backup: the log index it holds, and how many keys. */
+    static final String LOG_INDEX_HEADER = "X-Queen-KV-Log-Index", KEYS_HEADER = "X-Queen-KV-Keys";
     /** Admin bodies are a few fields. */
     private static final long MAX_BODY_BYTES = 64 * 1024;
 
@@ -113,6 +118,22 @@ final class AdminRoutes {
     /** {@code POST /api/v1/admin/snapshot}: takes a snapshot on this node now. */
     void snapshot(Context ctx) throws IOException {
         respond(ctx, Map.of("snapshotIndex", admin.snapshot()));
+    }
+
+    /**
+     * {@code GET /api/v1/admin/backup}: this node's whole state at one log index, after the
+     * linearizable barrier, in the snapshot format (its CRC32C trailer covers every byte before it).
+     * Written as it is read out of a frozen copy, so writes go on meanwhile.
+     */
+    void backup(Context ctx) throws IOException {
+        ReplicatedKv.Backup backup = kv.backup();
+        ctx.status(200).contentType("application/octet-stream");
+        ctx.header(LOG_INDEX_HEADER, Long.toString(backup.index()));
+        ctx.header(KEYS_HEADER, Long.toString(backup.state().keyCount()));
+        ctx.header("Content-Disposition", "attachment; filename=\"queen-kv-" + kv.identity().clusterId() + "-" + backup.index() + ".backup\"");
+        try (OutputStream out = new BufferedOutputStream(ctx.res().getOutputStream(), 1 << 16)) {
+            SnapshotCodec.write(backup.state(), out);
+        }
     }
 
     static List<Map<String, Object>> render(List<RaftPeer> peers) {

@@ -115,6 +115,7 @@ public final class HttpServer implements AutoCloseable {
             config.routes.delete("/api/v1/admin/members/{id}", named("/api/v1/admin/members/{id}", admin.guarded(admin::removeMember)));
             config.routes.post("/api/v1/admin/leadership", named("/api/v1/admin/leadership", admin.guarded(admin::transferLeadership)));
             config.routes.post("/api/v1/admin/snapshot", named("/api/v1/admin/snapshot", admin.guarded(admin::snapshot)));
+            config.routes.get("/api/v1/admin/backup", named("/api/v1/admin/backup", admin.guarded(admin::backup)));
             config.routes.exception(Refusal.class, (e, ctx) -> refuse(ctx, e.reason(), e.detail()));
             // A Raft call that failed outside the KV path (admin operations): unavailable, not internal.
             config.routes.exception(java.io.IOException.class, (e, ctx) -> {

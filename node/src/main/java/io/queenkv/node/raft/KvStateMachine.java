@@ -222,6 +222,19 @@ final class KvStateMachine extends BaseStateMachine {
         }
     }
 
+    /** The engine's state and the log index it is at, frozen together under the read lock. */
+    record FrozenAt(KvEngine.Frozen state, long index) {}
+
+    FrozenAt freeze() {
+        lock.readLock().lock();
+        try {
+            TermIndex last = getLastAppliedTermIndex();
+            return new FrozenAt(engine.freeze(), last == null ? -1 : last.getIndex());
+        } finally {
+            lock.readLock().unlock();
+        }
+    }
+
     /** The index of the newest snapshot complete on disk, -1 when there is none. */
     long writtenIndex() {
         SingleFileSnapshotInfo latest = storage.getLatestSnapshot();

@@ -53,6 +53,7 @@ import org.apache.ratis.util.TimeDuration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.queenkv.node.access.Access;
 import io.queenkv.node.config.NodeConfig;
 import io.queenkv.node.identity.MemberIdentity;
 import io.queenkv.node.kv.Entry;
@@ -74,6 +75,7 @@ import io.queenkv.node.tls.NodeTls;
 public final class ReplicatedKv implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ReplicatedKv.class);
     private static final TimeDuration REQUEST_TIMEOUT = TimeDuration.valueOf(3, TimeUnit.SECONDS);
+    private static final TimeDuration BARRIER_TIMEOUT = TimeDuration.valueOf(10, TimeUnit.SECONDS);
 
     private final NodeConfig config;
     private final MemberIdentity identity;
@@ -331,6 +333,28 @@ public final class ReplicatedKv implements AutoCloseable {
 
     private static Refusal tooManyCalls() {
         return new Refusal(Reason.KV_RETRY, "this node runs " + MAX_CONCURRENT_CALLS + " Raft calls already; try again or another node");
+    }
+
+    /** A backup: the whole state at one log index, with every write acknowledged before the call in it. */
+    public record Backup(KvEngine.Frozen state, long index) {}
+
+    /**
+     * Passes the linearizable ReadIndex barrier (so this node has applied every write acknowledged
+     * before the call), then freezes the state and its index together (references only).
+     */
+    public Backup backup() {
+        try {
+            read(Access.DEFAULT_TENANT, List.of()).get(BARRIER_TIMEOUT.toLong(TimeUnit.MILLISECONDS), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            throw unavailable(e.getCause());
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new Refusal(Reason.KV_TIMEOUT, "the cluster did not confirm this node's state in time");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new Refusal(Reason.KV_TIMEOUT, "interrupted");
+        }
+        KvStateMachine.FrozenAt frozen = stateMachine.freeze();
+        return new Backup(frozen.state(), frozen.index());
     }
 
     /** Reads local engine state (no barrier): status, metrics, the sweeper. */
