@@ -24,6 +24,8 @@ final class NodeMetrics {
                 .description("Current Raft term").register(registry);
         Gauge.builder("queen_kv_raft_leader", kv, k -> k.division().getInfo().isLeader() ? 1 : 0)
                 .description("1 when this node is the leader").register(registry);
+        Gauge.builder("queen_kv_raft_forwarded_calls", kv, ReplicatedKv::forwardedCallsInProgress)
+                .description("Writes this node is forwarding to the leader right now (one thread each)").register(registry);
         Gauge.builder("queen_kv_keys", kv, k -> k.local(KvEngine::keyCount))
                 .description("Stored keys, expired keys awaiting the sweep included").register(registry);
         Gauge.builder("queen_kv_value_bytes", kv, k -> k.local(KvEngine::valueBytes))

@@ -331,6 +331,11 @@ public final class ReplicatedKv implements AutoCloseable {
         }
     }
 
+    /** Writes this follower is forwarding to the leader right now, each on a thread of {@link #callers}. */
+    public int forwardedCallsInProgress() {
+        return callers.getActiveCount();
+    }
+
     private static Refusal tooManyCalls() {
         return new Refusal(Reason.KV_RETRY, "this node runs " + MAX_CONCURRENT_CALLS + " Raft calls already; try again or another node");
     }
