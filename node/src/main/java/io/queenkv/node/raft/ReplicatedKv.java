@@ -245,22 +245,16 @@ public final class ReplicatedKv implements AutoCloseable {
      */
     public Future<Outcome> write(Entry entry) {
         Message message = Message.valueOf(ByteString.copyFrom(EntryCodec.encode(entry)));
-        if (!isLeader()) return submit(() -> outcomeOf(call(() -> client.io().send(message))));
+        if (!isLeader()) return submit(() -> outcomeOf(sendToLeader(message)));
         CompletableFuture<Outcome> outcome = new CompletableFuture<>();
         submitLocally(message, RaftClientRequest.writeRequestType()).whenComplete((reply, failure) -> {
-            Throwable why = failure != null ? failure : reply.isSuccess() ? null : reply.getException();
+            Throwable why = failureOf(reply, failure);
             if (why == null) {
                 complete(outcome, reply);
             } else if (notLeader(why)) {
                 // Refused before it entered the log: the leader is elsewhere now, so send it there.
                 try {
-                    callers.execute(() -> {
-                        try {
-                            outcome.complete(outcomeOf(call(() -> client.io().send(message))));
-                        } catch (RuntimeException e) {
-                            outcome.completeExceptionally(e);
-                        }
-                    });
+                    outcome.completeAsync(() -> outcomeOf(sendToLeader(message)), callers);
                 } catch (RejectedExecutionException e) {
                     outcome.completeExceptionally(tooManyCalls());
                 }
@@ -271,9 +265,12 @@ public final class ReplicatedKv implements AutoCloseable {
         return outcome;
     }
 
-    /** Proposes one log entry and blocks until it is applied; the reply carries its log index. */
+    /** Proposes one log entry through the node's client and blocks until it is applied; the reply carries its log index. */
     RaftClientReply propose(Entry entry) {
-        Message message = Message.valueOf(ByteString.copyFrom(EntryCodec.encode(entry)));
+        return sendToLeader(Message.valueOf(ByteString.copyFrom(EntryCodec.encode(entry))));
+    }
+
+    private RaftClientReply sendToLeader(Message message) {
         return call(() -> client.io().send(message));
     }
 
@@ -283,7 +280,7 @@ public final class ReplicatedKv implements AutoCloseable {
         if (membership().isEmpty()) throw new Refusal(Reason.KV_NO_LEADER, "this node is not a member of the group yet");
         CompletableFuture<Outcome> outcome = new CompletableFuture<>();
         submitLocally(message, RaftClientRequest.readRequestType()).whenComplete((reply, failure) -> {
-            Throwable why = failure != null ? failure : reply.isSuccess() ? null : reply.getException();
+            Throwable why = failureOf(reply, failure);
             if (why == null) complete(outcome, reply);
             else outcome.completeExceptionally(unavailable(why));
         });
@@ -307,6 +304,11 @@ public final class ReplicatedKv implements AutoCloseable {
 
     private boolean isLeader() {
         return membership().map(d -> d.getInfo().isLeader() && d.getInfo().isLeaderReady()).orElse(false);
+    }
+
+    /** Why a call to this node's server failed, or null when it succeeded. */
+    private static Throwable failureOf(RaftClientReply reply, Throwable failure) {
+        return failure != null ? failure : reply.isSuccess() ? null : reply.getException();
     }
 
     private static boolean notLeader(Throwable failure) {
