@@ -18,6 +18,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.policy.v1.EvictionBuilder;
@@ -197,6 +198,7 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
         DesiredResources desired = DesiredResources.of(view, safeStatefulSetReplicas(statefulSetReplicas(s), o,
                 current == null || current.getSpec() == null ? null : current.getSpec().getReplicas()));
         for (HasMetadata r : desired.all()) applier.apply(r);
+        deleteClaimsOfNoMember(view, s, o, client, desired.statefulSet().getSpec().getReplicas());
 
         // 4. One step: resume the recorded operation, or record the next one.
         Outcome outcome;
@@ -276,7 +278,7 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
         PendingOperation op = s.getPendingOperation();
         if (op == null) return members;
         return switch (op.getType()) {
-            case ScaleUp -> op.getOrdinal() + 1;
+            case ScaleUp -> Math.max(members, op.getOrdinal() + 1);
             case ScaleDown -> MEMBER_REMOVED.equals(op.getStep()) ? op.getOrdinal() : op.getOrdinal() + 1;
             case Roll -> members;
         };
@@ -292,6 +294,29 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
         int highest = java.util.stream.Stream.concat(o.members().stream(), o.readmitting().stream())
                 .mapToInt(Names::ordinalOf).max().orElse(-1);
         return Math.max(fromStatus, highest + 1);
+    }
+
+    /**
+     * Claims past the StatefulSet that hold no member: a pod someone else scaled in and out ({@code kubectl
+     * scale}) left its claim, as {@code whenScaled: Retain} keeps every claim. Deleted only while a leader
+     * says who the members are, for an ordinal with no pod that is neither a member, being re-admitted, nor
+     * the member of the recorded operation; a member's claim is never touched.
+     */
+    private static void deleteClaimsOfNoMember(QueenKvCluster c, QueenKvClusterStatus s, Observed o, KubernetesClient client,
+                                               int statefulSetReplicas) {
+        if (o.leaderView() == null) return;
+        PendingOperation op = s.getPendingOperation();
+        String prefix = Model.DATA_VOLUME + "-";
+        for (PersistentVolumeClaim claim : client.persistentVolumeClaims().inNamespace(Model.namespace(c))
+                .withLabels(Labels.selector(Model.name(c))).list().getItems()) {
+            String name = claim.getMetadata().getName();
+            int k = name.startsWith(prefix) ? Observed.podOrdinal(Model.name(c), name.substring(prefix.length())) : -1;
+            String id = Names.nodeId(k);
+            if (k < statefulSetReplicas || o.pod(k).isPresent() || o.isMember(id) || o.readmitting().contains(id)
+                    || (op != null && op.getOrdinal() == k) || claim.getMetadata().getDeletionTimestamp() != null) continue;
+            client.persistentVolumeClaims().inNamespace(Model.namespace(c)).withName(name).delete();
+            LOG.info("{}/{}: deleted claim {}: no member {} and no pod use it", Model.namespace(c), Model.name(c), name, id);
+        }
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -323,7 +348,11 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
         int highest = members.stream().mapToInt(Names::ordinalOf).max().orElse(-1);
         if (desired > members.size()) {
             if (!allReady) return Outcome.waiting("scale up waits until every member is ready");
-            return record(s, OperationType.ScaleUp, highest + 1, null, "scale up: adding " + Names.nodeId(highest + 1));
+            // The lowest ordinal missing from the group: past the highest member, or a gap below it (a member a
+            // leader took out to re-admit it after a lost disk and died before taking it back in) whose pod and
+            // claim are there: it is added back before any new ordinal.
+            int add = java.util.stream.IntStream.range(0, desired).filter(k -> !o.isMember(Names.nodeId(k))).findFirst().orElse(highest + 1);
+            return record(s, OperationType.ScaleUp, add, null, (add < highest ? "adding back " : "scale up: adding ") + Names.nodeId(add));
         }
         if (desired < members.size()) {
             String id = Names.nodeId(highest);
@@ -433,9 +462,9 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
         }
         op.setStep(MEMBER_ADDED);
         if (!caughtUp(c, o, id)) return Outcome.waiting("waiting for " + id + " to catch up (" + o.notReadyReason(id) + ")");
-        s.setReplicas(k + 1);
+        s.setReplicas(statefulSetReplicas(s)); // k + 1, or as before when k filled a gap below the highest member
         s.setPendingOperation(null);
-        LOG.info("{}/{}: {} caught up; {} members", Model.namespace(c), Model.name(c), id, k + 1);
+        LOG.info("{}/{}: {} caught up; {} members", Model.namespace(c), Model.name(c), id, o.members().size());
         return Outcome.advanced(REASON_SCALING_UP, id + " caught up");
     }
 

@@ -112,6 +112,18 @@ final class FakeNodeAdmin implements NodeAdmin {
         commitIndex++;
     }
 
+    /**
+     * A leader took {@code id} out to re-admit it and died before taking it back in: the new leader has it
+     * neither in the configuration nor among those it re-admits.
+     */
+    synchronized void dropOut(String id) {
+        members.remove(id);
+        learners.remove(id);
+        readmitting.remove(id);
+        commitIndex++;
+        events.add("dropped out " + id);
+    }
+
     /** Makes {@code id} the leader (as an election might). */
     synchronized void forceLeader(String id) {
         leader = id;

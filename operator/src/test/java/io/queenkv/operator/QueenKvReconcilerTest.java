@@ -513,6 +513,27 @@ class QueenKvReconcilerTest {
     }
 
     @Test
+    void aClaimLeftPastTheStatefulSetByNoMemberIsDeletedAndMembersClaimsStay() {
+        create(3);
+        awaitRunning(3);
+        java.util.Map<String, String> uids = new java.util.TreeMap<>();
+        for (int k = 0; k < 3; k++)
+            uids.put("data-kv-" + k, client.persistentVolumeClaims().inNamespace(NS).withName("data-kv-" + k).get().getMetadata().getUid());
+        // What a `kubectl scale --replicas=5` and back leaves under whenScaled: Retain: claims of pods that never joined.
+        for (String orphan : List.of("data-kv-3", "data-kv-4"))
+            client.persistentVolumeClaims().inNamespace(NS).resource(new io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder()
+                    .withNewMetadata().withName(orphan).withNamespace(NS).withLabels(io.queenkv.operator.model.Labels.of(NAME)).endMetadata()
+                    .withNewSpec().withAccessModes("ReadWriteOnce").endSpec().build()).create();
+        edit(c -> c.getSpec().setSettings(new KvSettings().writeRate(63))); // a reconcile
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> client.persistentVolumeClaims().inNamespace(NS).withName("data-kv-3").get() == null
+                && client.persistentVolumeClaims().inNamespace(NS).withName("data-kv-4").get() == null);
+        for (var e : uids.entrySet())
+            assertThat(client.persistentVolumeClaims().inNamespace(NS).withName(e.getKey()).get().getMetadata().getUid())
+                    .as(e.getKey() + " of a member").isEqualTo(e.getValue());
+    }
+
+    @Test
     void theStatefulSetNeverShrinksBelowTheHighestMember() {
         create(3);
         awaitRunning(3);
@@ -742,6 +763,23 @@ class QueenKvReconcilerTest {
         assertThat(calls("removeMember")).isEmpty();
         assertThat(statuses).allMatch(st -> st.getPendingOperation() == null);
         assertThat(events).noneMatch(e -> e.startsWith("pod gone"));
+    }
+
+    @Test
+    void aMemberLeftOutOfTheGroupIsAddedBackBeforeAnyNewOrdinal() {
+        create(3);
+        awaitRunning(3);
+
+        nodes.dropOut("n1");
+        QueenKvCluster c = await().atMost(Duration.ofSeconds(20)).until(this::get, k -> calls("addMember").size() == 1
+                && k.getStatus().getPendingOperation() == null && k.getStatus().getMembers().size() == 3
+                && k.getStatus().getPhase() == ClusterPhase.Running);
+        assertThat(calls("addMember")).containsExactly("addMember n1 via n0");
+        assertThat(c.getStatus().getMembers()).extracting(MemberStatus::getId).containsExactly("n0", "n1", "n2");
+        assertThat(c.getStatus().getReplicas()).isEqualTo(3);
+        assertThat(statuses).noneMatch(st -> st.getPendingOperation() != null && !"n1".equals(st.getPendingOperation().getMember()));
+        assertThat(client.apps().statefulSets().inNamespace(NS).withName(NAME).get().getSpec().getReplicas()).isEqualTo(3);
+        assertThat(events).noneMatch(e -> e.startsWith("created pod kv-3") || e.startsWith("pod gone"));
     }
 
     // ---------------------------------------------------------------------------------------------
