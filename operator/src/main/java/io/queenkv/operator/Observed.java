@@ -125,6 +125,21 @@ record Observed(Map<Integer, Pod> pods, Map<Integer, ClusterView> views, Map<Int
         return v != null && v.leaderId() != null && v.hasMember(id) && leaderView.commitIndex() - v.appliedIndex() <= CATCH_UP_LAG;
     }
 
+    /**
+     * For status only: {@linkplain #ready ready}, or its pod Ready while its node did not answer this time
+     * or answered knowing no leader (a slow answer, an election, a leadership transfer under way). The
+     * kubelet's readiness probe already tolerates a few failed answers, so one observation does not take
+     * away a member the probe says serves; a node that answers lagging behind is not serving. Steps that
+     * act (a restart, a removal) ask {@link #ready} instead.
+     */
+    boolean serving(String id) {
+        if (ready(id)) return true;
+        int ordinal = Names.ordinalOf(id);
+        if (!isMember(id) || ordinal < 0 || !podReady(pods.get(ordinal))) return false;
+        ClusterView v = views.get(ordinal);
+        return v == null || (v.leaderId() == null && v.hasMember(id));
+    }
+
     /** Why member {@code id} is not ready (for status messages). */
     String notReadyReason(String id) {
         int ordinal = Names.ordinalOf(id);

@@ -595,7 +595,7 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
             for (String id : o.members()) {
                 ClusterView.Member m = o.leaderView().member(id).orElseThrow();
                 MemberStatus ms = new MemberStatus(id, m.raftAddress(), m.httpAddress(),
-                        id.equals(o.leaderId()) ? "leader" : m.role() == null ? "follower" : m.role(), o.ready(id));
+                        id.equals(o.leaderId()) ? "leader" : m.role() == null ? "follower" : m.role(), o.serving(id));
                 if (readmitting.contains(id)) ms.setReadmitting(true);
                 members.add(ms);
             }
@@ -636,7 +636,7 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
         String availableMessage;
         if (o.leaderView() != null) {
             List<String> voters = o.voters();
-            long readyVoters = voters.stream().filter(o::ready).count();
+            long readyVoters = voters.stream().filter(o::serving).count();
             available = readyVoters >= Observed.majority(voters.size());
             availableMessage = ready + " of " + o.members().size() + " members ready, leader " + o.leaderId();
         } else {
@@ -661,7 +661,7 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
         String degradedReason = null;
         String degradedMessage = null;
         String working = op == null ? null : op.getMember();
-        List<String> lost = o.members().stream().filter(id -> !o.ready(id) && !id.equals(working) && !readmitting.contains(id)).toList();
+        List<String> lost = o.members().stream().filter(id -> !o.serving(id) && !id.equals(working) && !readmitting.contains(id)).toList();
         Instant since = op != null ? Instant.parse(op.getStartedAt()) : creationTime(c);
         if (outcome.degradedReason() != null) {
             degradedReason = outcome.degradedReason();

@@ -581,6 +581,26 @@ class QueenKvReconcilerTest {
     }
 
     @Test
+    void slowAnswersFromTwoFollowersTakeNoMemberAwayWhileTheirPodsAreReady() {
+        create(3);
+        awaitRunning(3);
+        nodes.slowAdmin(1, true); // a leadership transfer, a restart next door: their admin API is slow for a moment
+        nodes.slowAdmin(2, true);
+        statuses.clear();
+        edit(c -> c.getSpec().setSettings(new KvSettings().writeRate(65))); // a reconcile while they are
+        await().atMost(Duration.ofSeconds(20)).until(() -> get().getStatus().getSettings() != null
+                && Integer.valueOf(65).equals(get().getStatus().getSettings().getWriteRate()));
+        await("statuses while the followers answer slowly").during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5))
+                .until(() -> statuses.stream().allMatch(st -> conditionIs(st, QueenKvClusterStatus.AVAILABLE, "True", QueenKvReconciler.REASON_QUORUM)
+                        && Integer.valueOf(3).equals(st.getReadyReplicas())
+                        && conditionIs(st, QueenKvClusterStatus.DEGRADED, "False", QueenKvReconciler.REASON_HEALTHY)));
+        assertThat(statuses).isNotEmpty();
+        nodes.slowAdmin(1, false);
+        nodes.slowAdmin(2, false);
+        awaitRunning(3);
+    }
+
+    @Test
     void availableGoesFalseWhenTheQuorumIsGoneWithoutALeader() {
         create(3);
         awaitRunning(3);

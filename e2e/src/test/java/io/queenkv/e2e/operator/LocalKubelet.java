@@ -83,7 +83,8 @@ import io.queenkv.operator.crd.QueenKvCluster;
  *       so the template's container ports stay as they are, and a hosts file mapping the pods' DNS
  *       names ({@code <pod>.<serviceName>.<ns>.svc}) to those addresses;</li>
  *   <li>sets each pod's Ready condition from its readiness probe (HTTP or HTTPS GET on the pod address; HTTPS
- *       trusts the cluster CA, {@code ca.crt} of the pod's Secret volume) and keeps
+ *       trusts the cluster CA, {@code ca.crt} of the pod's Secret volume), with the probe's timeout, period
+ *       and thresholds ({@link ReadinessProbe}), and keeps
  *       the StatefulSet's status (replicas, ready/current/updated, revisions) true;</li>
  *   <li>deletes what an owner reference says is owned by something gone (the mock has no garbage
  *       collector), stops the processes of deleted pods and deletes the data dir of a deleted claim.</li>
@@ -121,6 +122,8 @@ final class LocalKubelet implements AutoCloseable {
         volatile boolean stopping;
         volatile int restarts;
         volatile boolean ready;
+        /** The readiness probe of the container now running (a restarted container starts not ready). */
+        volatile ReadinessProbe readiness = new ReadinessProbe();
 
         PodProcess(String pod, String uid, String ip, List<String> command, Map<String, String> env, Path dir, List<String> preStop,
                    javax.net.ssl.SSLContext probeTls) {
@@ -160,6 +163,12 @@ final class LocalKubelet implements AutoCloseable {
     /** Stops run side by side (the common pool has one thread on two cores). */
     private final java.util.concurrent.ExecutorService stopper = java.util.concurrent.Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "local-kubelet-stop");
+        t.setDaemon(true);
+        return t;
+    });
+    /** Readiness probes run here, side by side, as a kubelet runs one worker per probe. */
+    private final java.util.concurrent.ExecutorService prober = java.util.concurrent.Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "local-kubelet-probe");
         t.setDaemon(true);
         return t;
     });
@@ -377,8 +386,57 @@ final class LocalKubelet implements AutoCloseable {
             proc.restarts++;
             launch(proc);
         }
-        boolean ready = proc.process.isAlive() && probe(p, proc);
+        boolean ready = proc.process.isAlive() && proc.readiness.ready(p, proc);
         updatePodStatus(p, proc, ready);
+    }
+
+    /**
+     * A container's readiness probe as a kubelet runs it: each attempt within the probe's
+     * {@code timeoutSeconds}, off the kubelet's loop (a slow pod holds up no other); once ready, an attempt
+     * every {@code periodSeconds}, and not ready only after {@code failureThreshold} failures in a row;
+     * ready after {@code successThreshold} successes in a row. While not ready it tries every round, sooner
+     * than a kubelet would, so the scenarios do not wait out probe periods. Treating one slow answer as
+     * not ready (as this class once did) reported whole quorums down on a busy machine while they served.
+     */
+    final class ReadinessProbe {
+        private volatile boolean ready;
+        private volatile boolean running;
+        private long lastStartNanos;
+        private int successes;
+        private int failures;
+
+        /** The state after the attempts finished so far; starts the next attempt when one is due. */
+        boolean ready(Pod pod, PodProcess p) {
+            Probe probe = pod.getSpec().getContainers().get(0).getReadinessProbe();
+            if (probe == null || probe.getHttpGet() == null) return true;
+            long period = TimeUnit.SECONDS.toNanos(orDefault(probe.getPeriodSeconds(), 10));
+            if (!running && (!ready || System.nanoTime() - lastStartNanos >= period)) {
+                running = true;
+                lastStartNanos = System.nanoTime();
+                prober.execute(() -> {
+                    try {
+                        record(probe, attempt(pod, p, probe));
+                    } finally {
+                        running = false;
+                    }
+                });
+            }
+            return ready;
+        }
+
+        private synchronized void record(Probe probe, boolean passed) {
+            if (passed) {
+                failures = 0;
+                if (++successes >= orDefault(probe.getSuccessThreshold(), 1)) ready = true;
+            } else {
+                successes = 0;
+                if (++failures >= orDefault(probe.getFailureThreshold(), 3)) ready = false;
+            }
+        }
+    }
+
+    private static int orDefault(Integer value, int otherwise) {
+        return value == null || value <= 0 ? otherwise : value;
     }
 
     private static Duration gracePeriod(Pod p) {
@@ -498,6 +556,7 @@ final class LocalKubelet implements AutoCloseable {
             Files.writeString(log, "\n===== [local-kubelet] " + LocalDateTime.now() + " starting container of " + p.pod + " (uid "
                     + p.uid + ", restart " + p.restarts + ") at " + p.ip + ": " + p.command + "\n===== env " + p.env + "\n",
                     StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+            p.readiness = new ReadinessProbe();
             p.process = pb.start();
         } catch (IOException e) {
             throw new UncheckedIOException("could not start " + p.pod, e);
@@ -600,15 +659,15 @@ final class LocalKubelet implements AutoCloseable {
         return value;
     }
 
-    private boolean probe(Pod pod, PodProcess p) {
+    /** One attempt of an HTTP(S) GET probe: answered 2xx or 3xx within the probe's timeout. */
+    private boolean attempt(Pod pod, PodProcess p, Probe probe) {
         Container c = pod.getSpec().getContainers().get(0);
-        Probe probe = c.getReadinessProbe();
-        if (probe == null || probe.getHttpGet() == null) return true;
         int port = port(c, probe.getHttpGet().getPort());
-        if ("HTTPS".equals(probe.getHttpGet().getScheme())) return httpsProbe(p, port, probe.getHttpGet().getPath());
+        Duration timeout = Duration.ofSeconds(orDefault(probe.getTimeoutSeconds(), 1));
+        if ("HTTPS".equals(probe.getHttpGet().getScheme())) return httpsProbe(p, port, probe.getHttpGet().getPath(), timeout);
         try {
             HttpResponse<Void> r = http.send(HttpRequest.newBuilder(URI.create("http://" + p.ip + ":" + port + probe.getHttpGet().getPath()))
-                    .timeout(Duration.ofSeconds(1)).GET().build(), HttpResponse.BodyHandlers.discarding());
+                    .timeout(timeout).GET().build(), HttpResponse.BodyHandlers.discarding());
             return r.statusCode() >= 200 && r.statusCode() < 400;
         } catch (IOException e) {
             return false;
@@ -622,14 +681,14 @@ final class LocalKubelet implements AutoCloseable {
      * An HTTPS probe at the pod's address: the chain must lead to the pod's cluster CA; the name is not
      * checked, as a kubelet probing a pod IP does not check it either.
      */
-    private static boolean httpsProbe(PodProcess p, int port, String path) {
+    private static boolean httpsProbe(PodProcess p, int port, String path, Duration timeout) {
         if (p.probeTls == null) return false;
         try {
             var connection = (javax.net.ssl.HttpsURLConnection) URI.create("https://" + p.ip + ":" + port + path).toURL().openConnection();
             connection.setSSLSocketFactory(p.probeTls.getSocketFactory());
             connection.setHostnameVerifier((host, session) -> true);
-            connection.setConnectTimeout(500);
-            connection.setReadTimeout(1000);
+            connection.setConnectTimeout((int) timeout.toMillis());
+            connection.setReadTimeout((int) timeout.toMillis());
             try {
                 int status = connection.getResponseCode();
                 return status >= 200 && status < 400;
@@ -837,5 +896,6 @@ final class LocalKubelet implements AutoCloseable {
         }
         stopping.values().forEach(f -> f.orTimeout(40, TimeUnit.SECONDS).exceptionally(t -> null).join());
         stopper.shutdownNow();
+        prober.shutdownNow();
     }
 }
