@@ -179,6 +179,7 @@ class ControlPlaneOperatorE2eTest extends OperatorScenarios {
             String victim = NAME + "-" + victimId.substring(1);
             String claim = "data-" + victim;
             String claimUid = claim(claim).getMetadata().getUid();
+            String incarnation = nodeView(victim).path("incarnation").asText();
             int mark = statuses.size();
 
             controlPlane().controlPlane().kubectl("delete", "pvc", claim, "-n", ns, "--wait=false").orThrow();
@@ -193,9 +194,13 @@ class ControlPlaneOperatorE2eTest extends OperatorScenarios {
                 return c != null && !c.getMetadata().getUid().equals(claimUid);
             });
             awaitCluster(victimId + " back as a member", STEP_TIMEOUT, k -> settled(k, 3));
-            assertThat(since(mark)).as("%s re-admitted after it lost its disk", victimId).anyMatch(st -> st.getMembers() != null
-                    && st.getMembers().stream().anyMatch(m -> m.getId().equals(victimId) && Boolean.TRUE.equals(m.getReadmitting())));
+            assertThat(nodeView(victim).path("incarnation").asText()).as("%s came back as a new incarnation", victimId)
+                    .isNotEqualTo(incarnation).isNotEmpty();
             assertThat(nodeView(victim).path("members").size()).isEqualTo(3);
+            // Status shows it re-admitting only if a reconcile fell into that window (the unit tests pin the status itself).
+            boolean shown = since(mark).stream().anyMatch(st -> st.getMembers() != null
+                    && st.getMembers().stream().anyMatch(m -> m.getId().equals(victimId) && Boolean.TRUE.equals(m.getReadmitting())));
+            System.out.println("[operator-e2e] lost claim: " + victimId + " re-admitted; status showed it re-admitting: " + shown);
             assertNoViolations();
         });
     }
