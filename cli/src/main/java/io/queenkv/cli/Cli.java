@@ -102,8 +102,8 @@ public final class Cli {
         b.append("queen-kv ").append(version()).append(": the command-line client of Queen KV\n\n")
                 .append("usage: queen-kv [global options] <command> [arguments]\n\nCommands:\n");
         for (Commands.Spec s : Commands.ALL)
-            b.append(String.format("  %-16s %s%n", s.name(), s.synopsis().isEmpty() ? "" : s.synopsis()))
-                    .append(String.format("  %-16s   %s%n", "", s.summary()));
+            b.append("  ").append(s.name()).append(s.synopsis().isEmpty() ? "" : " " + s.synopsis()).append('\n')
+                    .append("      ").append(s.summary()).append('\n');
         b.append("""
 
                 Global options (a flag wins over its variable):
@@ -119,12 +119,30 @@ public final class Cli {
 
                 Exit codes:
                 """);
-        for (Exit e : Exit.values()) b.append(String.format("  %-3d %s%n", e.code, e.meaning));
+        for (Exit e : Exit.values()) b.append(wrapped(String.format("  %-3d ", e.code), e.meaning));
         b.append("""
 
                 An error is one line on stderr. A value is JSON; a value or key that starts with - goes after --.
                 """);
         return b.toString();
+    }
+
+    /** {@code text} after {@code lead}, wrapped at 100 columns, continuation lines indented as far as the lead. */
+    static String wrapped(String lead, String text) {
+        StringBuilder b = new StringBuilder(lead);
+        int column = lead.length();
+        for (String word : text.split(" ")) {
+            if (column > lead.length() && column + 1 + word.length() > 100) {
+                b.append('\n').append(" ".repeat(lead.length()));
+                column = lead.length();
+            } else if (column > lead.length()) {
+                b.append(' ');
+                column++;
+            }
+            b.append(word);
+            column += word.length();
+        }
+        return b.append('\n').toString();
     }
 
     static String version() {
