@@ -42,7 +42,7 @@ public final class Cli {
             if (e.status() == 429) return fail(Exit.UNAVAILABLE, "unavailable (rate_limited): over the tenant's rate limit; try again later");
             return fail(Exit.REFUSED, "refused (" + e.status() + " " + e.reason() + ")" + (e.detail() == null || e.detail().isEmpty() ? "" : ": " + e.detail()));
         } catch (QueenKvUnavailableException e) {
-            return fail(Exit.UNAVAILABLE, "unavailable (" + e.reason() + "): " + e.getMessage());
+            return fail(Exit.UNAVAILABLE, "unavailable (" + e.reason() + "): " + e.getMessage() + rootCause(e));
         } catch (QueenKvException e) {
             return fail(Exit.UNAVAILABLE, "unavailable: " + e.getMessage());
         } catch (UncheckedIOException e) {
@@ -72,6 +72,14 @@ public final class Cli {
         try (Connection connection = new Connection(() -> Connection.Target.from(endpoints, token, ca, env))) {
             return command.run(new Context(output, stdin, connection));
         }
+    }
+
+    /** What failed underneath (a refused connection, an untrusted certificate), unless the message says it already. */
+    private static String rootCause(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) root = root.getCause();
+        String m = root == e ? null : root.getMessage();
+        return m == null || m.isBlank() || e.getMessage().contains(m) ? "" : " (" + m + ")";
     }
 
     private int fail(Exit exit, String message) {
