@@ -48,10 +48,13 @@ final class BatchFile {
             }
             case "getPrefix" -> {
                 r.only("prefix", "after", "limit", "keysOnly");
-                Op.GetPrefix p = Op.getPrefix(ns, r.key("prefix"));
+                String prefix = r.key("prefix");
+                if (prefix.isEmpty()) throw r.bad("prefix must not be empty");
+                Op.GetPrefix p = Op.getPrefix(ns, prefix);
                 JsonNode after = o.get("after");
                 if (after != null && !after.isNull()) p = p.after(r.keyText(after, "after"));
-                if (o.has("limit")) p = p.limit((int) r.integer("limit", 1, 1000));
+                // The node clamps a limit to 1..1000 (API.md §1); so does this, as the SDK takes only positive ones.
+                if (o.has("limit")) p = p.limit((int) Math.max(1, Math.min(1000, r.integer("limit", Integer.MIN_VALUE, Integer.MAX_VALUE))));
                 if (o.has("keysOnly")) p = p.keysOnly(r.bool("keysOnly"));
                 yield p;
             }

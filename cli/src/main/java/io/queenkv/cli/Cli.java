@@ -45,6 +45,9 @@ public final class Cli {
             return fail(Exit.UNAVAILABLE, "unavailable (" + e.reason() + "): " + e.getMessage() + rootCause(e));
         } catch (QueenKvException e) {
             return fail(Exit.UNAVAILABLE, "unavailable: " + e.getMessage());
+        } catch (IllegalArgumentException e) {
+            // The SDK refuses bad arguments this way, before anything is sent.
+            return fail(Exit.USAGE, e.getMessage());
         } catch (UncheckedIOException e) {
             return fail(Exit.FILE, e.getMessage());
         } catch (RuntimeException e) {

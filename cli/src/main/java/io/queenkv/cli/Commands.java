@@ -86,7 +86,9 @@ final class Commands {
                         Integer limit = a.value("--limit").map(v -> (int) wholeNumber("--limit", v, 1, Integer.MAX_VALUE - 1)).orElse(null);
                         Optional<String> after = a.value("--after");
                         boolean keysOnly = a.flag("--keys-only");
-                        return new KvCommands.ListKeys(a.take("<ns>"), a.take("<prefix>"), limit, after.orElse(null), keysOnly);
+                        String ns = a.take("<ns>"), prefix = a.take("<prefix>");
+                        if (prefix.isEmpty()) throw CliFailure.usage("<prefix> must not be empty");
+                        return new KvCommands.ListKeys(ns, prefix, limit, after.orElse(null), keysOnly);
                     }),
             new Spec("batch", "[FILE|-] [--idempotency-key KEY]",
                     "Sends the ops in FILE (or stdin, the default) as one atomic call", """

@@ -8,8 +8,8 @@ enum Exit {
     USAGE(2, "usage: an unknown command or option, a missing or bad argument, a batch file that is not a call"),
     REFUSED(3, "refused by the node (a 4xx other than 429): the reason is printed, e.g. kv_bad_namespace, "
             + "unauthorized, forbidden, not_found"),
-    UNAVAILABLE(4, "unavailable: no endpoint answered (connection refused, timeout, 5xx such as kv_no_leader, "
-            + "429 after the retries); after a write the outcome is unknown"),
+    UNAVAILABLE(4, "unavailable: no endpoint answered (connection refused, timeout, an untrusted certificate, 5xx "
+            + "such as kv_no_leader, 429 after the retries); after a write the outcome is unknown"),
     NOT_APPLIED(5, "not applied: --expect or --expect-absent lost (another version, the key exists), incr past "
             + "--min/--max or on a non-number, a batch aborted by a required op"),
     FILE(6, "file: a local file cannot be read or written, or a backup file fails its check"),

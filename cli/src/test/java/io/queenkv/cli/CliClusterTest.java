@@ -156,9 +156,12 @@ class CliClusterTest {
                 + "{\"op\":\"incr\",\"ns\":\"batch\",\"key\":\"count\",\"delta\":1,\"forever\":true},"
                 + "{\"op\":\"get\",\"ns\":\"batch\",\"key\":\"a\"},"
                 + "{\"op\":\"getMany\",\"ns\":\"batch\",\"keys\":[\"a\",\"missing\"]},"
-                + "{\"op\":\"delete\",\"ns\":\"batch\",\"key\":\"never\"}]}";
+                + "{\"op\":\"delete\",\"ns\":\"batch\",\"key\":\"never\"},"
+                + "{\"op\":\"getPrefix\",\"ns\":\"batch\",\"prefix\":\"a\",\"limit\":5000}]}";
         JsonNode answer = cli.runWithStdin(call, "-o", "json", "batch", "-").exits(0).json();
-        assertThat(answer.get("results")).hasSize(5);
+        assertThat(answer.get("results")).hasSize(6);
+        // A limit past 1000 is clamped, as the node does.
+        assertThat(answer.at("/results/5/rows/0/key").asText()).isEqualTo("a");
         assertThat(answer.at("/results/2/value/n").asInt()).isEqualTo(1);
         assertThat(answer.at("/results/3/missing/0").asText()).isEqualTo("missing");
         // A write without "required" that is not applied does not fail the call.

@@ -6,6 +6,8 @@ import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
@@ -25,6 +27,15 @@ class CliUsageTest {
         for (Exit exit : Exit.values()) assertThat(help.out()).contains(Cli.wrapped(String.format("  %-3d ", exit.code), exit.meaning));
         assertThat(help.lines()).allMatch(line -> line.length() <= 100 && line.equals(line.stripTrailing()));
         assertThat(help.out()).contains("QUEEN_KV_ENDPOINTS", "QUEEN_KV_TOKEN", "QUEEN_KV_CA_FILE");
+    }
+
+    @Test
+    void theReadmeListsTheExitCodes() throws IOException {
+        String readme = Files.readString(Path.of("../README.md"));
+        String section = readme.substring(readme.indexOf("## Command-line client"), readme.indexOf("## A cluster"));
+        List<Integer> listed = section.lines().filter(l -> l.matches("\\| \\d+ \\|.*"))
+                .map(l -> Integer.parseInt(l.split("\\|")[1].trim())).toList();
+        assertThat(listed).containsExactlyElementsOf(Arrays.stream(Exit.values()).map(e -> e.code).toList());
     }
 
     @Test
@@ -60,6 +71,7 @@ class CliUsageTest {
                 {"put", "orders", "9137", "1", "--forever", "--ttl"},
                 {"incr", "limits", "k", "--by", "one", "--forever"},
                 {"list", "orders", "91", "--limit", "0"},
+                {"list", "orders", ""},
                 {"settings", "set"},
                 {"settings", "set", "maxValueBytes"},
                 {"settings", "set", "maxValueBytes=big"},
@@ -124,6 +136,8 @@ class CliUsageTest {
                 "[{\"op\":\"incr\",\"ns\":\"n\",\"key\":\"k\",\"delta\":\"1\",\"forever\":true}]",
                 "[{\"op\":\"frob\",\"ns\":\"n\",\"key\":\"k\"}]",
                 "[{\"op\":\"get\",\"ns\":\"n\"}]",
+                "[{\"op\":\"getPrefix\",\"ns\":\"n\",\"prefix\":\"\"}]",
+                "[{\"op\":\"getPrefix\",\"ns\":\"n\",\"prefix\":\"p\",\"required\":true}]",
                 "[{\"op\":\"check\",\"ns\":\"n\",\"key\":\"k\"}]",
                 "[{\"op\":\"get\",\"ns\":\"n\",\"key\":\"k\"}] trailing",
         };
