@@ -6,7 +6,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
@@ -188,10 +187,7 @@ final class AdminCommands {
 
     private static Table settingsTable(JsonNode answer) {
         Table t = Table.fields();
-        for (Iterator<Map.Entry<String, JsonNode>> it = answer.path("settings").fields(); it.hasNext(); ) {
-            Map.Entry<String, JsonNode> e = it.next();
-            t.row(e.getKey(), e.getValue());
-        }
+        for (Map.Entry<String, JsonNode> e : answer.path("settings").properties()) t.row(e.getKey(), e.getValue());
         return t.row("settingsIndex", answer.path("settingsIndex"));
     }
 
