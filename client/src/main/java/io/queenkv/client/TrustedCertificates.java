@@ -13,15 +13,20 @@ import java.util.Collection;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
 
-/** A TLS context that trusts exactly the certificates of a PEM file, e.g. the cluster CA. */
-final class TrustedCertificates {
+/**
+ * A TLS context that trusts exactly the certificates of a PEM file, e.g. the cluster CA. Public for
+ * callers that build their own {@link java.net.http.HttpClient} for {@link QueenKv.Builder#httpClient}
+ * (the CLI shares one client between the SDK and the admin routes).
+ */
+public final class TrustedCertificates {
     private TrustedCertificates() {}
 
     /**
      * The JDK's PKIX checks against these certificates only; the HTTP client still checks that the
-     * node's certificate names the endpoint's host.
+     * node's certificate names the endpoint's host. Fails with {@link IllegalArgumentException} if
+     * the file cannot be read or holds no usable certificate.
      */
-    static SSLContext sslContext(Path pemFile) {
+    public static SSLContext sslContext(Path pemFile) {
         try (InputStream in = Files.newInputStream(pemFile)) {
             Collection<? extends Certificate> certificates = CertificateFactory.getInstance("X.509").generateCertificates(in);
             if (certificates.isEmpty()) throw new IllegalArgumentException(pemFile + " holds no PEM certificate");

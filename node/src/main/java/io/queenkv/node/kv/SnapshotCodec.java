@@ -17,7 +17,9 @@ import io.queenkv.node.kv.KvEngine.Scope;
 
 /**
  * The engine's whole state as a stream: a header, the rows, the idempotency records, and a CRC32C
- * of everything before it, so a damaged snapshot is refused instead of loaded.
+ * of everything before it, so a damaged snapshot is refused instead of loaded. A backup is this
+ * format too: the CLI ({@code cli/}, {@code BackupFile}) reads its header and checks its CRC without
+ * this class, so a change of the header goes with a new {@code FORMAT} and a change there.
  */
 public final class SnapshotCodec {
     private static final int MAGIC = 0x514B5653; // "QKVS"
