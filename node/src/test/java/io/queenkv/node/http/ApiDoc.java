@@ -13,11 +13,12 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The examples of {@code docs/api.md}, read the way its "How the examples are checked" section
- * describes: a fenced {@code bash} block holding one {@code curl} command, then a fenced
- * {@code http} block with the answer (status line, the headers that matter, the body). An HTML
- * comment {@code <!-- example-node: NAME -->} says which node the examples after it run against;
- * the first fenced block after {@code <!-- example-node: tokens -->} is that node's tokens file.
+ * The examples of {@code docs/api.md}, read the way its "Reading the examples" section describes:
+ * a fenced {@code bash} block holding one {@code curl} command, then a fenced {@code http} block
+ * with the answer (status line, the headers that matter, the body). Every {@code curl} of a
+ * {@code bash} block is an example, so none goes unchecked. An HTML comment
+ * {@code <!-- example-node: NAME -->} says which node the examples after it run against; the first
+ * fenced block after {@code <!-- example-node: tokens -->} is that node's tokens file.
  */
 final class ApiDoc {
     /** Where the examples send their requests; the test points it at a real node. */
@@ -104,10 +105,9 @@ final class ApiDoc {
         List<Example> examples = new ArrayList<>();
         for (int i = 0; i < blocks.size(); i++) {
             Block b = blocks.get(i);
-            boolean curl = b.info().equals("bash") && b.text().lines().anyMatch(l -> l.startsWith("curl "));
             if (b.info().equals("http") && (i == 0 || !isCurl(blocks.get(i - 1))))
                 throw new IllegalArgumentException("api.md line " + b.line() + ": an answer block with no curl block before it");
-            if (!curl) continue;
+            if (!isCurl(b)) continue;
             if (i + 1 == blocks.size() || !blocks.get(i + 1).info().equals("http"))
                 throw new IllegalArgumentException("api.md line " + b.line() + ": a curl example needs an ```http answer block right after it");
             String command = withoutComments(b.text());
@@ -117,7 +117,7 @@ final class ApiDoc {
     }
 
     private static boolean isCurl(Block b) {
-        return b.info().equals("bash") && b.text().lines().anyMatch(l -> l.startsWith("curl "));
+        return b.info().equals("bash") && b.text().contains("curl ");
     }
 
     /** Leading comment lines explain the command; they are not part of it. */

@@ -135,7 +135,9 @@ class DocumentedExamplesTest {
         for (OpenApi.Operation op : openApi.operations()) {
             String method = op.method().toUpperCase(Locale.ROOT);
             RawHttp.Answer a = send(node, new ApiDoc.Request(method, openApi.samplePath(op.template()), Map.of(), null, false));
-            if (a.status() == 404 && a.body().contains("\"detail\":\"no route ")) unanswered.add(op + ": " + a.body());
+            // The router's own 404 says "no route"; a HEAD answer has no body to say it, and no HEAD route answers 404.
+            boolean routerNotFound = a.status() == 404 && (method.equals("HEAD") || a.body().contains("\"detail\":\"no route "));
+            if (routerNotFound) unanswered.add(op + ": " + a.status() + " " + a.body());
         }
         assertThat(unanswered).as("described routes the node does not serve").isEmpty();
     }
