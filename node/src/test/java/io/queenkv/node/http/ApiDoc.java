@@ -23,7 +23,8 @@ import java.util.regex.Pattern;
 final class ApiDoc {
     /** Where the examples send their requests; the test points it at a real node. */
     static final String DOC_BASE_URL = "http://localhost:6632";
-    static final String OPEN_NODE = "open", TOKENS_NODE = "tokens";
+    /** The nodes: auth off; auth on with the document's tokens file; one waiting to be added to a group. */
+    static final String OPEN_NODE = "open", TOKENS_NODE = "tokens", WAITING_NODE = "waiting";
 
     /** A fenced block: its info string, its text, the 1-based line of its opening fence, the node in effect. */
     record Block(String info, String text, int line, String node) {}
@@ -78,9 +79,9 @@ final class ApiDoc {
             Matcher directive = DIRECTIVE.matcher(line);
             if (directive.find()) {
                 node = directive.group(1);
-                if (!node.equals(OPEN_NODE) && !node.equals(TOKENS_NODE))
+                if (!List.of(OPEN_NODE, TOKENS_NODE, WAITING_NODE).contains(node))
                     throw new IllegalArgumentException("api.md line " + (i + 1) + ": unknown example node '" + node + "'");
-                tokensFileNext = node.equals(TOKENS_NODE);
+                tokensFileNext = node.equals(TOKENS_NODE) && tokensFile == null;
                 continue;
             }
             if (!line.startsWith("```")) continue;

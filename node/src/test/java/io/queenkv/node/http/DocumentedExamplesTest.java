@@ -28,6 +28,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.javalin.Javalin;
 import io.javalin.router.ParsedEndpoint;
+import io.queenkv.node.Node;
+import io.queenkv.node.config.NodeConfig;
 import io.queenkv.node.kv.Refusal;
 import io.queenkv.node.kv.Setting;
 import io.queenkv.node.kv.WriteReason;
@@ -52,7 +54,11 @@ class DocumentedExamplesTest {
     static final List<Exchange> exchanges = new ArrayList<>();
 
     /** A node and the ports the document's {@code :6632} and {@code :6634} stand for. */
-    record ExampleNode(LocalNode local, int httpPort, int raftPort) {
+    record ExampleNode(Node node, int httpPort, int raftPort) {
+        String baseUrl() {
+            return "http://127.0.0.1:" + httpPort;
+        }
+
         /** The document's addresses as this node's. */
         String localise(String text) {
             return text.replace("localhost:6632", "localhost:" + httpPort).replace("127.0.0.1:6632", "127.0.0.1:" + httpPort)
@@ -75,7 +81,7 @@ class DocumentedExamplesTest {
 
     @AfterAll
     static void stop() throws IOException {
-        for (ExampleNode n : nodes.values()) n.local().close();
+        for (ExampleNode n : nodes.values()) n.node().close();
     }
 
     @Test
@@ -129,7 +135,7 @@ class DocumentedExamplesTest {
     @Test
     void theNodeServesExactlyTheRoutesOpenApiDescribes() throws IOException {
         ExampleNode node = node(ApiDoc.OPEN_NODE);
-        assertThat(routeProblems(openApi, servedRoutes(node.local()))).isEmpty();
+        assertThat(routeProblems(openApi, servedRoutes(node.node()))).isEmpty();
         // And by asking: no described route answers the router's own 404.
         List<String> unanswered = new ArrayList<>();
         for (OpenApi.Operation op : openApi.operations()) {
@@ -193,7 +199,7 @@ class DocumentedExamplesTest {
 
     @Test
     void anUndocumentedRouteOrAnUnservedOneIsReported() {
-        List<Route> served = servedRoutes(node(ApiDoc.OPEN_NODE).local());
+        List<Route> served = servedRoutes(node(ApiDoc.OPEN_NODE).node());
         ObjectNode fewer = openApi.root.deepCopy();
         ((ObjectNode) fewer.get("paths")).remove("/api/v1/admin/snapshot");
         assertThat(routeProblems(OpenApi.of(fewer), served)).anyMatch(p -> p.contains("POST /api/v1/admin/snapshot"));
@@ -224,8 +230,8 @@ class DocumentedExamplesTest {
      * The routes a node serves, read from its Javalin router. The node keeps its server to itself,
      * so the test reaches it by reflection rather than adding an accessor only tests would use.
      */
-    static List<Route> servedRoutes(LocalNode local) {
-        Javalin app = (Javalin) field(field(local.node, "http"), "app");
+    static List<Route> servedRoutes(Node node) {
+        Javalin app = (Javalin) field(field(node, "http"), "app");
         return app.unsafe.internalRouter.allHttpHandlers().stream().filter(e -> e.endpoint.method.isHttpMethod())
                 .map(e -> new Route(e.endpoint.method.name(), e.endpoint.path, e)).toList();
     }
@@ -272,12 +278,26 @@ class DocumentedExamplesTest {
                 Map<String, String> env = new LinkedHashMap<>();
                 env.put("QUEEN_KV_HTTP_PORT", Integer.toString(http));
                 env.put("QUEEN_KV_RAFT_PORT", Integer.toString(raft));
-                if (n.equals(ApiDoc.TOKENS_NODE)) {
-                    assertThat(doc.tokensFile).as("the tokens file after <!-- example-node: tokens -->").isNotNull();
-                    Path tokens = Files.writeString(dir.resolve("tokens.txt"), doc.tokensFile, StandardCharsets.UTF_8);
-                    env.put("QUEEN_KV_TOKENS_FILE", tokens.toString());
+                Path data = dir.resolve(n + "-data");
+                switch (n) {
+                    case ApiDoc.TOKENS_NODE -> {
+                        assertThat(doc.tokensFile).as("the tokens file after <!-- example-node: tokens -->").isNotNull();
+                        Path tokens = Files.writeString(dir.resolve("tokens.txt"), doc.tokensFile, StandardCharsets.UTF_8);
+                        env.put("QUEEN_KV_TOKENS_FILE", tokens.toString());
+                    }
+                    case ApiDoc.WAITING_NODE -> {
+                        // As api.md says: n4, not one of its peers, told the cluster exists; n1 is nowhere.
+                        env.put("QUEEN_KV_NODE_ID", "n4");
+                        env.put("QUEEN_KV_PEERS", "n1=127.0.0.1:" + LocalNode.freePort() + ":" + LocalNode.freePort());
+                        env.put("QUEEN_KV_CLUSTER_ID", "docs-example");
+                        env.put("QUEEN_KV_INITIAL_CLUSTER_STATE", "existing");
+                        env.put("QUEEN_KV_DATA_DIR", data.toString());
+                        // Never ready, by design: it serves HTTP once started, and waits.
+                        return new ExampleNode(new Node(NodeConfig.fromEnv(env)), http, raft);
+                    }
+                    default -> {}
                 }
-                return new ExampleNode(LocalNode.start(dir.resolve(n + "-data"), env), http, raft);
+                return new ExampleNode(LocalNode.start(data, env).node, http, raft);
             } catch (IOException e) {
                 throw new java.io.UncheckedIOException(e);
             }
@@ -301,7 +321,7 @@ class DocumentedExamplesTest {
         byte[] h = head.toString().getBytes(StandardCharsets.UTF_8);
         byte[] all = body == null ? h : Arrays.copyOf(h, h.length + body.length);
         if (body != null) System.arraycopy(body, 0, all, h.length, body.length);
-        return RawHttp.exchange(node.local().baseUrl, all, Duration.ofSeconds(30));
+        return RawHttp.exchange(node.baseUrl(), all, Duration.ofSeconds(30));
     }
 
     private static Path docsDir() {
