@@ -32,6 +32,9 @@ class StartupTest {
         Map<String, String> env = new HashMap<>(TestCertificates.writeNodeFiles(dir, TestCertificates.issue(ca, "n1"), ca.certificate()));
         TestCertificates.writePem(dir.resolve("node.key"), TestCertificates.issue(ca, "other").key());
         env.put("QUEEN_KV_DATA_DIR", dir.resolve("data").toString());
+        // Free ports: the ports are checked first, and the default ones may be taken on a shared machine.
+        env.put("QUEEN_KV_HTTP_PORT", Integer.toString(LocalNode.freePort()));
+        env.put("QUEEN_KV_RAFT_PORT", Integer.toString(LocalNode.freePort()));
         String out = startExpectingExit2(env);
         assertThat(out).contains("queen-kv: QUEEN_KV_TLS_KEY_FILE=" + dir.resolve("node.key") + ": is not the key of the certificate in QUEEN_KV_TLS_CERT_FILE=");
         assertThat(out).doesNotContain("Exception").doesNotContain("\tat ");
