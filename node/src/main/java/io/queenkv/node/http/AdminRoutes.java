@@ -131,6 +131,7 @@ final class AdminRoutes {
         ctx.header(LOG_INDEX_HEADER, Long.toString(backup.index()));
         ctx.header(KEYS_HEADER, Long.toString(backup.state().keyCount()));
         ctx.header("Content-Disposition", "attachment; filename=\"queen-kv-" + kv.identity().clusterId() + "-" + backup.index() + ".backup\"");
+        if (ctx.method() == io.javalin.http.HandlerType.HEAD) return; // the headers GET would send, no body
         try (OutputStream out = new BufferedOutputStream(ctx.res().getOutputStream(), 1 << 16)) {
             SnapshotCodec.write(backup.state(), out);
         }

@@ -107,6 +107,7 @@ public final class HttpServer implements AutoCloseable {
                 config.routes.addHttpHandler(read, "/readyz", named("/readyz", this::readyz));
                 config.routes.addHttpHandler(read, "/metrics", named("/metrics", this::metrics));
                 config.routes.addHttpHandler(read, "/api/v1/cluster", named("/api/v1/cluster", this::cluster));
+                config.routes.addHttpHandler(read, "/api/v1/admin/backup", named("/api/v1/admin/backup", admin.guarded(admin::backup)));
             }
             config.routes.put(anyKvPath, named(single, routes::single));
             config.routes.delete(anyKvPath, named(single, routes::single));
@@ -115,7 +116,6 @@ public final class HttpServer implements AutoCloseable {
             config.routes.delete("/api/v1/admin/members/{id}", named("/api/v1/admin/members/{id}", admin.guarded(admin::removeMember)));
             config.routes.post("/api/v1/admin/leadership", named("/api/v1/admin/leadership", admin.guarded(admin::transferLeadership)));
             config.routes.post("/api/v1/admin/snapshot", named("/api/v1/admin/snapshot", admin.guarded(admin::snapshot)));
-            config.routes.get("/api/v1/admin/backup", named("/api/v1/admin/backup", admin.guarded(admin::backup)));
             config.routes.exception(Refusal.class, (e, ctx) -> refuse(ctx, e.reason(), e.detail()));
             // A Raft call that failed outside the KV path (admin operations): unavailable, not internal.
             config.routes.exception(java.io.IOException.class, (e, ctx) -> {

@@ -90,6 +90,20 @@ class AuthTest {
     }
 
     @Test
+    void headOfAnAdminRouteNeedsTheAdminTokenAsGetDoes() {
+        for (String path : List.of("/api/v1/admin/backup", "/api/v1/cluster")) {
+            assertThat(as(null, "HEAD", path, null).statusCode()).as("HEAD " + path + " without a token").isEqualTo(401);
+            assertThat(as("nope", "HEAD", path, null).statusCode()).as("HEAD " + path + " with an unknown token").isEqualTo(401);
+        }
+        assertThat(as(A_RW, "HEAD", "/api/v1/admin/backup", null).statusCode()).as("a tenant token").isEqualTo(403);
+        HttpResponse<String> head = as(ADMIN, "HEAD", "/api/v1/admin/backup", null);
+        assertThat(head.statusCode()).isEqualTo(200);
+        assertThat(head.headers().firstValue(AdminRoutes.LOG_INDEX_HEADER)).isPresent();
+        assertThat(head.headers().firstValue(AdminRoutes.KEYS_HEADER)).isPresent();
+        assertThat(head.body()).isEmpty();
+    }
+
+    @Test
     void aReadOnlyTokenReadsButNeverWrites() {
         results(A_RW, put("ro", "k", "\"by-rw\""));
         JsonNode read = results(A_RO, get("ro", "k"));
