@@ -153,8 +153,8 @@ final class AdminCommands {
     }
 
     /**
-     * Checks a backup file offline and prints how a new cluster will start from it. The node does not
-     * restore yet: {@code QUEEN_KV_RESTORE_FROM} is the variable planned for it.
+     * Checks a backup file offline and prints how a new cluster starts from it: each initial member
+     * with {@code QUEEN_KV_RESTORE_FROM} naming the file.
      */
     record Restore(Path file) implements Command {
         static final String RESTORE_ENV = "QUEEN_KV_RESTORE_FROM";
@@ -167,8 +167,8 @@ final class AdminCommands {
             json.put("restoreCommand", command);
             ctx.out.print(json, () -> summaryTable(backup));
             ctx.out.note("");
-            ctx.out.note("The backup is sound. Nodes cannot restore a backup yet; once they can, a new cluster starts from it");
-            ctx.out.note("with " + RESTORE_ENV + " on each of its members (empty data dirs, a new QUEEN_KV_CLUSTER_ID):");
+            ctx.out.note("The backup is sound. A new cluster starts from it with " + RESTORE_ENV + " on every one of its initial");
+            ctx.out.note("members (empty data dirs, QUEEN_KV_INITIAL_CLUSTER_STATE=new, a new QUEEN_KV_CLUSTER_ID):");
             ctx.out.note("  " + command);
             return Exit.OK;
         }

@@ -138,9 +138,9 @@ final class Commands {
                     file cannot be written or the download fails its check.""",
                     a -> new AdminCommands.Backup(Path.of(a.take("<file>")))),
             new Spec("restore", "<file>", "Checks a backup file offline and prints how to start a cluster from it", """
-                    Nodes cannot restore a backup yet. This checks the file as a node will (format, CRC32C) and
-                    prints the command that starts a new cluster from it once nodes read QUEEN_KV_RESTORE_FROM
-                    (planned). It connects to nothing. Exit 6 when the file is damaged or not a backup.""",
+                    Checks the file as a node will (format, CRC32C) and prints the command that starts a new
+                    cluster from it: QUEEN_KV_RESTORE_FROM=<file> on every initial member. It connects to
+                    nothing. Exit 6 when the file is damaged or not a backup.""",
                     a -> new AdminCommands.Restore(Path.of(a.take("<file>")))));
 
     /** The command a command line names, its words taken from {@code args}. */

@@ -43,7 +43,7 @@ class CliUsageTest {
         assertThat(cli.run("put", "--help").exits(0).out())
                 .startsWith("usage: queen-kv put <ns> <key> <json|-> (--ttl DURATION | --forever)").contains("--expect-absent");
         assertThat(cli.run("member", "--help").exits(0).out()).contains("usage: queen-kv member add", "usage: queen-kv member remove");
-        assertThat(cli.run("restore", "-h").exits(0).out()).contains("QUEEN_KV_RESTORE_FROM", "cannot restore a backup yet");
+        assertThat(cli.run("restore", "-h").exits(0).out()).contains("QUEEN_KV_RESTORE_FROM", "every initial member");
     }
 
     @Test

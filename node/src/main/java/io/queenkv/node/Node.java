@@ -1,6 +1,9 @@
 package io.queenkv.node;
 
+import java.io.BufferedInputStream;
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -11,6 +14,8 @@ import io.queenkv.node.config.NodeConfig;
 import io.queenkv.node.http.HttpServer;
 import io.queenkv.node.identity.DataDirStamp;
 import io.queenkv.node.identity.MemberIdentity;
+import io.queenkv.node.kv.KvEngine;
+import io.queenkv.node.kv.SnapshotCodec;
 import io.queenkv.node.raft.ClusterAdmin;
 import io.queenkv.node.raft.LeaderDuties;
 import io.queenkv.node.raft.ReplicatedKv;
@@ -30,6 +35,7 @@ public final class Node implements AutoCloseable {
         DataDirStamp.Opened stamp = DataDirStamp.open(config.dataDir(), config.clusterId(), config.nodeId(), config.lone());
         MemberIdentity identity = stamp.identity();
         if (stamp.fresh()) LOG.info("new data dir: member {} of cluster {}, incarnation {}", identity.nodeId(), identity.clusterId(), identity.incarnation());
+        if (config.restoresOnCreation() && !Files.exists(config.dataDir().resolve(identity.groupUuid().toString()))) checkBackup(config);
         NodeTls tls = config.tls() == null ? null : NodeTls.load(config.tls());
         if (config.raftOpenToOtherHosts())
             LOG.warn("NO TLS: the Raft port {}:{} accepts unauthenticated, unencrypted peers from other hosts; anyone who reaches it "
@@ -41,6 +47,17 @@ public final class Node implements AutoCloseable {
         LOG.info("node {} of cluster {} serving {} on {}:{} and Raft{} on :{}, data in {}, peers {}", config.nodeId(),
                 identity.clusterId(), tls == null ? "HTTP" : "HTTPS", config.bindAddress(), http.port(),
                 tls == null ? "" : " (mutual TLS)", config.raftPort(), config.dataDir().toAbsolutePath(), config.peers());
+    }
+
+    /** A backup the cluster is to be created from is read whole (its checksum too) before anything starts. */
+    private static void checkBackup(NodeConfig config) {
+        try (InputStream in = new BufferedInputStream(Files.newInputStream(config.restoreFrom()), 1 << 16)) {
+            KvEngine state = SnapshotCodec.read(in, config.seedSettings());
+            LOG.info("QUEEN_KV_RESTORE_FROM={}: a backup of {} keys; the cluster is created from it", config.restoreFrom(), state.keyCount());
+        } catch (IOException e) {
+            throw new NodeConfig.ConfigException("QUEEN_KV_RESTORE_FROM=" + config.restoreFrom() + " is not a backup this node can restore: "
+                    + e.getMessage());
+        }
     }
 
     public int httpPort() {

@@ -20,7 +20,7 @@ import io.queenkv.node.kv.Settings;
 public record NodeConfig(String nodeId, String host, String bindAddress, int httpPort, int raftPort, List<Peer> peers,
                          Path dataDir, Settings seedSettings, Path tokensFile, long snapshotEveryEntries,
                          String clusterId, InitialClusterState initialClusterState, TlsFiles tls,
-                         boolean metricsRequireToken, CallBounds callBounds) {
+                         boolean metricsRequireToken, CallBounds callBounds, Path restoreFrom) {
     public static final Pattern NODE_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,62}");
 
     /** A member of the initial group: {@code id=host:raftPort:httpPort}. */
@@ -74,6 +74,15 @@ public record NodeConfig(String nodeId, String host, String bindAddress, int htt
         }
     }
 
+    /**
+     * Whether this node creates its part of a new cluster from {@link #restoreFrom()}: a backup is
+     * named, the cluster is being created ({@code new}) and this node is one of the initial members.
+     * Otherwise the variable is ignored (an operator leaves it set on pods that start later).
+     */
+    public boolean restoresOnCreation() {
+        return restoreFrom != null && initialClusterState == InitialClusterState.NEW && initialMember();
+    }
+
     /** This node as a peer. */
     public Peer self() {
         return peers.stream().filter(p -> p.id().equals(nodeId)).findFirst()
@@ -110,6 +119,15 @@ public record NodeConfig(String nodeId, String host, String bindAddress, int htt
             default -> r.problems.add("QUEEN_KV_INITIAL_CLUSTER_STATE=" + state + " is neither new nor existing");
         }
 
+        // A backup to create the cluster from: used only while the cluster is created (README "Backup and restore").
+        Path restoreFrom = null;
+        String restore = env.get("QUEEN_KV_RESTORE_FROM");
+        if (restore != null && !restore.isBlank()) {
+            restoreFrom = Path.of(restore.trim());
+            if (!Files.isRegularFile(restoreFrom)) r.problems.add("QUEEN_KV_RESTORE_FROM=" + restoreFrom + " is not a file");
+            else if (!Files.isReadable(restoreFrom)) r.problems.add("QUEEN_KV_RESTORE_FROM=" + restoreFrom + " is not readable");
+        }
+
         Settings seed = Settings.DEFAULTS;
         for (Setting setting : Setting.live()) seed = seed.with(setting, r.setting(setting));
 
@@ -128,7 +146,7 @@ public record NodeConfig(String nodeId, String host, String bindAddress, int htt
             throw new ConfigException("invalid configuration:\n  - " + String.join("\n  - ", r.problems));
         return new NodeConfig(nodeId, host, bindAddress, httpPort, raftPort, List.copyOf(peers), dataDir, seed,
                 tokens == null || tokens.isBlank() ? null : Path.of(tokens), snapshotEvery, clusterId, initialState, tls,
-                metricsToken.equals("true"), callBounds);
+                metricsToken.equals("true"), callBounds, restoreFrom);
     }
 
     private static final List<String> TLS_VARIABLES = List.of("QUEEN_KV_TLS_CERT_FILE", "QUEEN_KV_TLS_KEY_FILE", "QUEEN_KV_TLS_CA_FILE");

@@ -28,7 +28,9 @@ import io.queenkv.node.config.NodeConfig.InitialClusterState;
  *   <li><b>A new cluster</b> ({@code QUEEN_KV_INITIAL_CLUSTER_STATE=new}, this node one of the initial
  *       peers): it asks every other initial peer's Raft port what it holds, and creates the group
  *       from the peer list only once <em>every</em> one has answered and none holds a group that has
- *       committed anything. A peer that does not answer may be the one with the data, so it waits.</li>
+ *       committed anything. A peer that does not answer may be the one with the data, so it waits.
+ *       With {@code QUEEN_KV_RESTORE_FROM} the group starts from that backup; a member without it
+ *       never creates an empty group beside a peer that restored one.</li>
  *   <li><b>Otherwise</b> (the cluster exists, {@code existing}, or this node is not an initial peer):
  *       it waits with no group, voting for nobody, until the leader re-admits it as a new
  *       incarnation ({@link Readmission}) or an admin adds it ({@link ClusterAdmin#addMember}).</li>
@@ -92,6 +94,13 @@ final class Admission implements AutoCloseable {
                     timer.shutdown();
                     return;
                 }
+                if (holding instanceof MemberProbe.Holding.Holds h && h.restored() && !h.established() && !kv.config().restoresOnCreation()) {
+                    // Its state is the backup; one created empty here could outvote it and start a second history.
+                    waitForAdmission(peer.getId() + " created this cluster from a backup; start every initial member with the same"
+                            + " QUEEN_KV_RESTORE_FROM");
+                    timer.shutdown();
+                    return;
+                }
                 if (holding instanceof MemberProbe.Holding.Unreachable) silent.add(peer.getId().toString());
             }
             if (!silent.isEmpty()) {
@@ -110,11 +119,13 @@ final class Admission implements AutoCloseable {
     /** Creates the group on this server from the initial peer list, as every other initial peer does. */
     private void create() throws IOException {
         RaftGroup group = RaftGroup.valueOf(kv.groupId(), ReplicatedKv.toPeers(kv.config().peers()));
+        if (kv.config().restoresOnCreation()) kv.restoreOnCreation(kv.config().restoreFrom());
         RaftClientReply reply = kv.server().groupManagement(GroupManagementRequest.newAdd(ClientId.randomId(), kv.selfId(), 0, group, true));
         if (!reply.isSuccess() && kv.membership().isEmpty()) throw ReplicatedKv.unavailable(reply.getException());
         state = State.MEMBER;
-        LOG.info("created cluster {} with members {} (no peer held it yet)", kv.identity().clusterId(),
-                kv.config().peers().stream().map(NodeConfig.Peer::id).toList());
+        LOG.info("created cluster {} with members {} (no peer held it yet){}", kv.identity().clusterId(),
+                kv.config().peers().stream().map(NodeConfig.Peer::id).toList(),
+                kv.config().restoresOnCreation() ? " from the backup " + kv.config().restoreFrom() : "");
     }
 
     private void waitForAdmission(String why) {

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -65,6 +66,8 @@ final class KvStateMachine extends BaseStateMachine {
         return t;
     });
     private Future<?> writing;
+    /** A backup the group being created starts from, until {@link #initialize} has used it. */
+    private volatile Path restoreOnCreation;
     /** The last instant this node stamped as leader; stamps never go backwards. */
     private long lastStamp;
 
@@ -78,11 +81,42 @@ final class KvStateMachine extends BaseStateMachine {
     public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
         super.initialize(server, groupId, raftStorage);
         storage.init(raftStorage);
+        Path backup = restoreOnCreation;
+        restoreOnCreation = null;
+        if (backup != null && storage.getLatestSnapshot() == null) seedFrom(backup);
         loadSnapshot(storage.getLatestSnapshot());
         if (getLifeCycleState() == LifeCycle.State.NEW) {
             getLifeCycle().transition(LifeCycle.State.STARTING);
             getLifeCycle().transition(LifeCycle.State.RUNNING);
         }
+    }
+
+    /**
+     * The group this node is about to create starts from {@code backup} ({@code QUEEN_KV_RESTORE_FROM}):
+     * its first state is the backup, as a snapshot at {@link #RESTORED_AT}, so its log starts after it and
+     * a member that joins later receives the restored state as a snapshot from the leader.
+     */
+    void restoreOnCreation(Path backup) {
+        restoreOnCreation = backup;
+    }
+
+    /**
+     * Where a restored group's state stands: term 0, which no leader ever has, so the members' probes
+     * tell a group restored from a backup (and not yet led) from one a leader has committed to.
+     */
+    static final TermIndex RESTORED_AT = TermIndex.valueOf(0, 0);
+
+    private void seedFrom(Path backup) throws IOException {
+        File file = storage.getSnapshotFile(RESTORED_AT.getTerm(), RESTORED_AT.getIndex());
+        File temp = new File(file.getPath() + ".tmp");
+        Files.copy(backup, temp.toPath(), StandardCopyOption.REPLACE_EXISTING);
+        try (InputStream in = new BufferedInputStream(Files.newInputStream(temp.toPath()), 1 << 16)) {
+            SnapshotCodec.read(in, seed); // the copy, checked whole before it becomes the group's state
+        }
+        Files.move(temp.toPath(), file.toPath(), StandardCopyOption.ATOMIC_MOVE);
+        MD5Hash md5 = MD5FileUtil.computeAndSaveMd5ForFile(file);
+        storage.updateLatestSnapshot(new SingleFileSnapshotInfo(new FileInfo(file.toPath(), md5), RESTORED_AT));
+        LOG.info("the cluster starts from the backup {}", backup);
     }
 
     /** Ratis pauses the state machine before it installs a snapshot from the leader, then reinitializes it. */

@@ -23,8 +23,12 @@ final class MemberProbe {
         /** It answers and has no data of this group: a new member, or one that lost its disk. */
         record NoGroup() implements Holding {}
 
-        /** It holds the group; {@code committedIndex} is -1 while nothing was ever committed. */
-        record Holds(long committedIndex, long appliedIndex) implements Holding {
+        /**
+         * It holds the group; {@code committedIndex} is -1 while no leader ever committed an entry, and
+         * {@code restored} says the group was created from a backup (its state a snapshot at term 0,
+         * {@link KvStateMachine#RESTORED_AT}, which no leader has).
+         */
+        record Holds(long committedIndex, long appliedIndex, boolean restored) implements Holding {
             /** A leader was elected and committed at least its first entry: the cluster exists. */
             boolean established() { return committedIndex >= 0; }
         }
@@ -46,7 +50,8 @@ final class MemberProbe {
             LogInfoProto log = info.getLogInfoProto();
             long committed = log != null && log.hasCommitted() ? log.getCommitted().getIndex() : -1;
             long applied = log != null && log.hasApplied() ? log.getApplied().getIndex() : -1;
-            return new Holding.Holds(committed, applied);
+            boolean restored = log != null && log.hasLastSnapshot() && log.getLastSnapshot().getTerm() == KvStateMachine.RESTORED_AT.getTerm();
+            return new Holding.Holds(committed, applied, restored);
         } catch (IOException | RuntimeException e) {
             return new Holding.Unreachable(e.getClass().getSimpleName() + ": " + e.getMessage());
         }

@@ -137,6 +137,11 @@ public final class ReplicatedKv implements AutoCloseable {
         this.admission = new Admission(this);
     }
 
+    /** The group this node creates next starts from {@code backup} (see {@link Admission}). */
+    void restoreOnCreation(java.nio.file.Path backup) {
+        stateMachine.restoreOnCreation(backup);
+    }
+
     /** Where this member stands in its group: a member, or waiting to create or be admitted to it. */
     public String admissionState() {
         return admission.state().wire;

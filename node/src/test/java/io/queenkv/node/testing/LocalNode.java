@@ -33,10 +33,13 @@ import io.queenkv.node.config.NodeConfig;
 public final class LocalNode implements AutoCloseable {
     public final Node node;
     public final String baseUrl;
+    /** The environment it was started with (to start it again on the same data). */
+    public final Map<String, String> env;
     private final HttpClient client;
 
-    private LocalNode(Node node, SSLContext trust) {
-        this.node = node;
+    private LocalNode(Map<String, String> env, SSLContext trust) throws IOException {
+        this.env = Map.copyOf(env);
+        this.node = new Node(NodeConfig.fromEnv(env));
         this.baseUrl = (trust == null ? "http" : "https") + "://127.0.0.1:" + node.httpPort();
         HttpClient.Builder b = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5));
         if (trust != null) b.sslContext(trust);
@@ -45,15 +48,26 @@ public final class LocalNode implements AutoCloseable {
 
     /** Starts a node with data in {@code dataDir}, {@code extraEnv} overriding the defaults, and waits until it is ready. */
     public static LocalNode start(Path dataDir, Map<String, String> extraEnv) throws IOException {
+        LocalNode local = startWithoutWaiting(dataDir, extraEnv);
+        local.awaitReady();
+        return local;
+    }
+
+    /** As {@link #start(Path, Map)}, without waiting until it is ready (a node that waits to be added, say). */
+    public static LocalNode startWithoutWaiting(Path dataDir, Map<String, String> extraEnv) throws IOException {
         Map<String, String> env = new HashMap<>();
         env.put("QUEEN_KV_HTTP_PORT", Integer.toString(freePort()));
         env.put("QUEEN_KV_RAFT_PORT", Integer.toString(freePort()));
         env.put("QUEEN_KV_DATA_DIR", dataDir.toString());
         env.putAll(extraEnv);
         String ca = env.get("QUEEN_KV_TLS_CA_FILE");
-        LocalNode local = new LocalNode(new Node(NodeConfig.fromEnv(env)), ca == null ? null : trusting(Path.of(ca)));
-        local.awaitReady();
-        return local;
+        return new LocalNode(env, ca == null ? null : trusting(Path.of(ca)));
+    }
+
+    /** Starts a node again with the environment (and so the data dir and ports) of one that was closed. */
+    public static LocalNode restart(LocalNode closed) throws IOException {
+        String ca = closed.env.get("QUEEN_KV_TLS_CA_FILE");
+        return new LocalNode(closed.env, ca == null ? null : trusting(Path.of(ca)));
     }
 
     /**
@@ -76,7 +90,7 @@ public final class LocalNode implements AutoCloseable {
             env.put("QUEEN_KV_DATA_DIR", dir.resolve("n" + (i + 1)).toString());
             env.put("QUEEN_KV_PEERS", String.join(",", peers));
             env.putIfAbsent("QUEEN_KV_CLUSTER_ID", "local-test-cluster");
-            nodes.add(new LocalNode(new Node(NodeConfig.fromEnv(env)), null));
+            nodes.add(new LocalNode(env, null));
         }
         for (LocalNode n : nodes) n.awaitReady();
         return nodes;
