@@ -75,7 +75,10 @@ import io.queenkv.operator.nodes.NodeAdminException;
  * </ol>
  */
 // A leader change makes no Kubernetes event; a periodic look keeps status.leader and members true.
+// Generation-aware processing would drop the control annotations; SpecOrControlsChanged does its work and lets them through.
 @ControllerConfiguration(name = QueenKvReconciler.NAME,
+        generationAwareEventProcessing = false,
+        informer = @io.javaoperatorsdk.operator.api.config.informer.Informer(onUpdateFilter = SpecOrControlsChanged.class),
         maxReconciliationInterval = @MaxReconciliationInterval(interval = 60, timeUnit = TimeUnit.SECONDS))
 public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
     public static final String NAME = "queenkvcluster";
@@ -91,6 +94,8 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
     public static final String REASON_QUORUM = "QuorumAvailable";
     public static final String REASON_NO_QUORUM = "NoQuorum";
     public static final String REASON_CREATING = "Creating";
+    public static final String REASON_CREATED = "Created";
+    public static final String REASON_PAUSED = "ReconciliationPaused";
     public static final String REASON_SCALING_UP = "ScalingUp";
     public static final String REASON_SCALING_DOWN = "ScalingDown";
     public static final String REASON_ROLLING = "Rolling";
@@ -125,6 +130,7 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
     private final Clock clock;
     private final AtomicLong reconciles = new AtomicLong();
     private final TlsMaterial tls;
+    private final ClusterEvents events;
 
     public QueenKvReconciler(NodeAdmin nodes) {
         this(nodes, Timing.production(), Clock.systemUTC());
@@ -135,6 +141,7 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
         this.timing = timing;
         this.clock = clock;
         this.tls = new TlsMaterial(clock);
+        this.events = new ClusterEvents(clock);
     }
 
     /** How many times {@link #reconcile} ran (tests check there is no hot loop). */
@@ -174,7 +181,6 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
             s.setReplicas(s.getBootstrapReplicas());
             s.setPhase(ClusterPhase.Creating);
             s.setSelector(Labels.selectorString(Model.name(c)));
-            s.setObservedGeneration(c.getMetadata().getGeneration());
             Instant now = clock.instant();
             Long gen = c.getMetadata().getGeneration();
             Conditions.set(s.getConditions(), QueenKvClusterStatus.AVAILABLE, false, REASON_CREATING, "the group is being created", gen, now);
@@ -190,35 +196,44 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
         // 2. TLS material, then what the pods and the nodes say (before the StatefulSet is sized: the group bounds its size).
         boolean ssa = context.getControllerConfiguration().getConfigurationService().ssaBasedCreateUpdateMatchForDependentResources();
         ResourceApplier applier = new ResourceApplier(client, ssa);
-        tls.ensure(view, client, applier);
+        boolean paused = Model.paused(c); // nothing below changes anything then; status stays true
+        if (!paused) tls.ensure(view, client, applier);
         Observed o = Observed.of(client, nodes, view);
 
-        // 3. The owned resources, the StatefulSet at the size the recorded operation calls for, bounded by the group.
-        StatefulSet current = client.apps().statefulSets().inNamespace(Model.namespace(c)).withName(Names.statefulSet(Model.name(c))).get();
-        DesiredResources desired = DesiredResources.of(view, safeStatefulSetReplicas(statefulSetReplicas(s), o,
-                current == null || current.getSpec() == null ? null : current.getSpec().getReplicas()));
-        for (HasMetadata r : desired.all()) applier.apply(r);
-        deleteClaimsOfNoMember(view, s, o, client, desired.statefulSet().getSpec().getReplicas());
-
-        // 4. One step: resume the recorded operation, or record the next one.
         Outcome outcome;
-        try {
-            outcome = s.getPendingOperation() != null ? resume(view, s, o, client, desired.podTemplateHash())
-                    : next(view, s, o, desired.podTemplateHash());
-        } catch (NodeAdminException e) {
-            LOG.info("{}/{}: admin call failed: {}", Model.namespace(c), Model.name(c), e.getMessage());
-            outcome = Outcome.waiting("admin call failed, retrying: " + e.getMessage());
+        if (paused) {
+            outcome = Outcome.paused();
+        } else {
+            // 3. The owned resources, the StatefulSet at the size the recorded operation calls for, bounded by the group.
+            StatefulSet current = client.apps().statefulSets().inNamespace(Model.namespace(c)).withName(Names.statefulSet(Model.name(c))).get();
+            DesiredResources desired = DesiredResources.of(view, safeStatefulSetReplicas(statefulSetReplicas(s), o,
+                    current == null || current.getSpec() == null ? null : current.getSpec().getReplicas()));
+            for (HasMetadata r : desired.all()) applier.apply(r);
+            deleteClaimsOfNoMember(view, s, o, client, desired.statefulSet().getSpec().getReplicas());
+
+            // 4. One step: resume the recorded operation, or record the next one.
+            try {
+                outcome = s.getPendingOperation() != null ? resume(view, s, o, client, desired.podTemplateHash())
+                        : next(view, s, o, desired.podTemplateHash());
+            } catch (NodeAdminException e) {
+                LOG.info("{}/{}: admin call failed: {}", Model.namespace(c), Model.name(c), e.getMessage());
+                outcome = Outcome.waiting("admin call failed, retrying: " + e.getMessage());
+            }
         }
 
-        // 5. Status.
+        // 5. An event for a step taken or refused, then status.
+        if (outcome.degradedReason() != null) events.record(client, c, ClusterEvents.Type.Warning, outcome.degradedReason(), outcome.message());
+        else if (outcome.soon()) events.record(client, c, ClusterEvents.Type.Normal, outcome.progressReason(), outcome.message());
         boolean bootstrapped = s.getBootstrappedAt() != null;
         writeStatus(view, s, o, outcome);
         if (!Objects.equals(json(before), json(s))) saveStatus(c, s, context);
-        if (!bootstrapped && s.getBootstrappedAt() != null) {
+        if (!paused && !bootstrapped && s.getBootstrappedAt() != null) {
             // Recorded first, then every container started from now on reads QUEEN_KV_INITIAL_CLUSTER_STATE=existing.
             applier.apply(ConfigMapModel.build(view));
             LOG.info("{}/{}: bootstrap complete; nodes start with {}=existing from now on", Model.namespace(c), Model.name(c),
                     NodeEnv.INITIAL_CLUSTER_STATE);
+            events.record(client, c, ClusterEvents.Type.Normal, REASON_CREATED, s.getReplicas() + " members created; new pods join as "
+                    + NodeEnv.INITIAL_CLUSTER_STATE + "=existing");
         }
         UpdateControl<QueenKvCluster> control = UpdateControl.noUpdate();
         if (outcome.busy() || s.getPendingOperation() != null || s.getPhase() == ClusterPhase.Creating
@@ -232,6 +247,7 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
         QueenKvClusterStatus s = c.getStatus() == null ? new QueenKvClusterStatus() : c.getStatus();
         Conditions.set(s.getConditions(), QueenKvClusterStatus.DEGRADED, true, REASON_RECONCILE_FAILED,
                 String.valueOf(e.getMessage()), c.getMetadata().getGeneration(), clock.instant());
+        events.record(context.getClient(), c, ClusterEvents.Type.Warning, REASON_RECONCILE_FAILED, String.valueOf(e.getMessage()));
         if (Conditions.find(s.getConditions(), QueenKvClusterStatus.AVAILABLE).isPresent()
                 && Conditions.find(s.getConditions(), QueenKvClusterStatus.PROGRESSING).isPresent())
             Conditions.deriveKstatus(s.getConditions(), STALLED_REASONS, c.getMetadata().getGeneration(), clock.instant());
@@ -584,7 +600,6 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
     private void writeStatus(QueenKvCluster c, QueenKvClusterStatus s, Observed o, Outcome outcome) {
         Instant now = clock.instant();
         Long gen = c.getMetadata().getGeneration();
-        s.setObservedGeneration(gen);
         s.setSelector(Labels.selectorString(Model.name(c)));
         s.setLeader(o.leaderId());
 
@@ -648,11 +663,14 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
         Conditions.set(s.getConditions(), QueenKvClusterStatus.AVAILABLE, available,
                 available ? REASON_QUORUM : creating ? REASON_CREATING : REASON_NO_QUORUM, availableMessage, gen, now);
 
-        // Progressing: an operation is recorded, the group is being created, or a step just ran.
-        boolean progressing = op != null || creating || outcome.progressReason() != null;
-        String progressReason = op != null ? reason(op) : creating ? REASON_CREATING
+        // Progressing: an operation is recorded, the group is being created, or a step just ran (not while paused).
+        boolean paused = REASON_PAUSED.equals(outcome.progressReason());
+        boolean progressing = !paused && (op != null || creating || outcome.progressReason() != null);
+        String progressReason = paused ? REASON_PAUSED : op != null ? reason(op) : creating ? REASON_CREATING
                 : outcome.progressReason() != null ? outcome.progressReason() : REASON_RECONCILED;
-        String progressMessage = progressing ? outcome.message()
+        // observedGeneration: the spec this status says is done (everything it asks for is in place).
+        if (!paused && !progressing) s.setObservedGeneration(gen);
+        String progressMessage = progressing || paused ? outcome.message()
                 : members.size() + " members on " + Model.spec(c).getImage()
                         + (s.getSettingsIndex() == null ? "" : ", settings in force from index " + s.getSettingsIndex());
         Conditions.set(s.getConditions(), QueenKvClusterStatus.PROGRESSING, progressing, progressReason, progressMessage, gen, now);
@@ -771,5 +789,10 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
         static Outcome advanced(String reason, String message) { return new Outcome(true, true, reason, null, message); }
 
         static Outcome refused(String degradedReason, String message) { return new Outcome(true, false, null, degradedReason, message); }
+
+        static Outcome paused() {
+            return new Outcome(false, false, REASON_PAUSED, null, "paused: the " + Model.PAUSED_ANNOTATION
+                    + " annotation is \"true\"; the operator changes nothing until it is removed");
+        }
     }
 }

@@ -232,12 +232,14 @@ class QueenKvReconcilerTest {
     void noReconcileHotLoopInSteadyState() throws Exception {
         create(3);
         awaitRunning(3);
-        Thread.sleep(500); // let the last events settle
+        java.util.concurrent.atomic.AtomicLong seen = new java.util.concurrent.atomic.AtomicLong(-1);
+        await("the last events to settle").during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(10))
+                .until(() -> seen.getAndSet(reconciler.reconcileCount()) == reconciler.reconcileCount());
         long before = reconciler.reconcileCount();
         String resourceVersion = get().getMetadata().getResourceVersion();
         String stsVersion = client.apps().statefulSets().inNamespace(NS).withName(NAME).get().getMetadata().getResourceVersion();
-        Thread.sleep(3000);
-        assertThat(reconciler.reconcileCount() - before).as("reconciles in 3 s of steady state").isLessThanOrEqualTo(2);
+        await("3 s of steady state").during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5))
+                .until(() -> reconciler.reconcileCount() - before <= 2);
         assertThat(get().getMetadata().getResourceVersion()).isEqualTo(resourceVersion);
         assertThat(client.apps().statefulSets().inNamespace(NS).withName(NAME).get().getMetadata().getResourceVersion())
                 .isEqualTo(stsVersion);
@@ -264,6 +266,14 @@ class QueenKvReconcilerTest {
                 && st.getPendingOperation().getType() == OperationType.ScaleUp && "n3".equals(st.getPendingOperation().getMember())
                 && conditionIs(st, QueenKvClusterStatus.PROGRESSING, "True", QueenKvReconciler.REASON_SCALING_UP));
         assertThat(statuses).anyMatch(st -> st.getPendingOperation() != null && "n4".equals(st.getPendingOperation().getMember()));
+        // Each step is an Event on the resource, as kubectl describe shows them.
+        List<io.fabric8.kubernetes.api.model.Event> recorded = client.v1().events().inNamespace(NS).list().getItems().stream()
+                .filter(e -> NAME.equals(e.getInvolvedObject().getName()) && "QueenKvCluster".equals(e.getInvolvedObject().getKind())).toList();
+        assertThat(recorded).extracting(io.fabric8.kubernetes.api.model.Event::getReason)
+                .contains(QueenKvReconciler.REASON_CREATED, QueenKvReconciler.REASON_SCALING_UP);
+        assertThat(recorded).filteredOn(e -> e.getReason().equals(QueenKvReconciler.REASON_SCALING_UP))
+                .extracting(io.fabric8.kubernetes.api.model.Event::getMessage).anyMatch(m -> m.contains("added n3")).allMatch(m -> !m.isBlank());
+        assertThat(recorded).allMatch(e -> e.getType().equals("Normal") && e.getInvolvedObject().getUid().equals(c.getMetadata().getUid()));
         // The bootstrap peer list never changes: a later member is added, not configured.
         assertThat(client.configMaps().inNamespace(NS).withName("kv-config").get().getData()).containsEntry("bootstrapReplicas", "3");
     }
@@ -310,7 +320,8 @@ class QueenKvReconcilerTest {
             return s.getSettings() != null && Integer.valueOf(32768).equals(s.getSettings().getMaxValueBytes())
                     && s.getObservedGeneration() == 2 && s.getPhase() == ClusterPhase.Running;
         });
-        Thread.sleep(1000);
+        await("no second settings change").during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3))
+                .until(() -> calls("changeSettings").size() == 1);
         QueenKvClusterStatus s = get().getStatus();
         assertThat(calls("changeSettings")).containsExactly("changeSettings via n0");
         assertThat(s.getSettings().getWriteRate()).isEqualTo(50);
@@ -350,6 +361,47 @@ class QueenKvReconcilerTest {
                 && conditionIs(st, QueenKvClusterStatus.PROGRESSING, "True", QueenKvReconciler.REASON_ROLLING));
         // Never a member lost beyond the one being restarted.
         assertThat(statuses).noneMatch(st -> conditionIs(st, QueenKvClusterStatus.DEGRADED, "True", null));
+    }
+
+    @Test
+    void aRestartAnnotationRollsEveryPodOnceLeaderLast() {
+        create(3);
+        awaitRunning(3);
+        String hashBefore = get().getStatus().getPodTemplateHash();
+        List<String> uidsBefore = podUids();
+        edit(c -> annotations(c).put(Model.RESTARTED_AT_ANNOTATION, "2026-12-01T10:00:00Z"));
+        String want = PodTemplateHash.of(get());
+        await("the restart to roll every pod").atMost(Duration.ofSeconds(30)).until(() -> want.equals(get().getStatus().getPodTemplateHash()));
+        QueenKvCluster c = awaitRunning(3);
+        assertThat(c.getStatus().getPodTemplateHash()).isNotEqualTo(hashBefore).isEqualTo(PodTemplateHash.of(c));
+        assertThat(events.stream().filter(e -> e.startsWith("pod gone")).toList()).containsExactly("pod gone kv-2", "pod gone kv-1", "pod gone kv-0");
+        assertThat(podUids()).doesNotContainAnyElementsOf(uidsBefore);
+        assertThat(c.getSpec().getImage()).isEqualTo(Fixtures.IMAGE);
+
+        // The same value again restarts nothing.
+        int gone = (int) events.stream().filter(e -> e.startsWith("pod gone")).count();
+        edit(k -> k.getSpec().setSettings(new KvSettings().writeRate(66)));
+        awaitRunning(3);
+        assertThat(events.stream().filter(e -> e.startsWith("pod gone")).count()).isEqualTo(gone);
+    }
+
+    @Test
+    void whilePausedTheOperatorChangesNothingAndStatusSaysSo() {
+        create(3);
+        awaitRunning(3);
+        edit(c -> annotations(c).put(Model.PAUSED_ANNOTATION, "true"));
+        edit(c -> c.getSpec().setReplicas(5));
+        await("paused: no member added, the StatefulSet as it was").during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(10))
+                .until(() -> calls("addMember").isEmpty()
+                        && client.apps().statefulSets().inNamespace(NS).withName(NAME).get().getSpec().getReplicas() == 3
+                        && conditionIs(get().getStatus(), QueenKvClusterStatus.PROGRESSING, "False", QueenKvReconciler.REASON_PAUSED));
+        QueenKvCluster paused = get();
+        assertThat(paused.getStatus().getObservedGeneration()).as("the spec asking for 5 is not done").isLessThan(paused.getMetadata().getGeneration());
+        assertCondition(paused.getStatus(), QueenKvClusterStatus.AVAILABLE, "True", QueenKvReconciler.REASON_QUORUM);
+
+        edit(c -> annotations(c).remove(Model.PAUSED_ANNOTATION));
+        awaitRunning(5);
+        assertThat(calls("addMember")).containsExactly("addMember n3 via n0", "addMember n4 via n0");
     }
 
     @Test
@@ -454,8 +506,8 @@ class QueenKvReconcilerTest {
         operator = null;
 
         startOperator();
-        Thread.sleep(1000);
-        assertThat(get().getStatus().getPendingOperation().getMember()).isEqualTo("n3");
+        await("the restarted operator to keep the recorded step").during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3))
+                .until(() -> get().getStatus().getPendingOperation() != null && "n3".equals(get().getStatus().getPendingOperation().getMember()));
         nodes.lag(3, false);
         awaitRunning(5);
         assertThat(calls("addMember")).containsExactly("addMember n3 via n0", "addMember n4 via n0");
@@ -555,8 +607,11 @@ class QueenKvReconcilerTest {
         await().atMost(Duration.ofSeconds(20)).until(() -> conditionIs(get().getStatus(), QueenKvClusterStatus.DEGRADED, "True",
                 QueenKvReconciler.REASON_NO_LEADER));
         setStatusReplicas(2);
-        edit(c -> c.getSpec().setSettings(new KvSettings().writeRate(62))); // a reconcile, with no leader to ask
-        await().atMost(Duration.ofSeconds(20)).until(() -> get().getStatus().getObservedGeneration() == get().getMetadata().getGeneration());
+        long before = reconciler.reconcileCount();
+        edit(c -> c.getSpec().setSettings(new KvSettings().writeRate(62))); // reconciles, with no leader to ask
+        await().atMost(Duration.ofSeconds(20)).until(() -> reconciler.reconcileCount() >= before + 2);
+        assertThat(get().getStatus().getObservedGeneration()).as("a spec not done yet (no leader to change settings)")
+                .isLessThan(get().getMetadata().getGeneration());
         assertThat(client.apps().statefulSets().inNamespace(NS).withName(NAME).get().getSpec().getReplicas()).isEqualTo(3);
         assertThat(events).noneMatch(e -> e.startsWith("scaled down pod") || e.startsWith("sts replicas 2"));
     }
@@ -628,9 +683,11 @@ class QueenKvReconcilerTest {
         assertThat(condition(s, QueenKvClusterStatus.DEGRADED).getMessage()).contains("removing n4");
         assertCondition(s, QueenKvClusterStatus.STALLED, "True", QueenKvReconciler.REASON_WOULD_LOSE_QUORUM);
         assertCondition(s, QueenKvClusterStatus.READY, "False", QueenKvReconciler.REASON_WOULD_LOSE_QUORUM);
-        Thread.sleep(500);
-        assertThat(calls("removeMember")).isEmpty();
-        assertThat(get().getStatus().getPendingOperation()).isNull();
+        await("no removal while it would lose the quorum").during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3))
+                .until(() -> calls("removeMember").isEmpty() && get().getStatus().getPendingOperation() == null);
+        // One Warning event, though every reconcile is refused again.
+        assertThat(client.v1().events().inNamespace(NS).list().getItems()).filteredOn(e -> "Warning".equals(e.getType()))
+                .extracting(io.fabric8.kubernetes.api.model.Event::getReason).containsExactly(QueenKvReconciler.REASON_WOULD_LOSE_QUORUM);
 
         nodes.fail(1, false);
         nodes.fail(2, false);
@@ -653,8 +710,8 @@ class QueenKvReconcilerTest {
         }
         assertThat(created.getMetadata().getFinalizers()).isNullOrEmpty();
         long reconciles = reconciler.reconcileCount();
-        Thread.sleep(1000);
-        assertThat(reconciler.reconcileCount()).isEqualTo(reconciles);
+        await("no reconcile of the deleted resource").during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(3))
+                .until(() -> reconciler.reconcileCount() == reconciles);
     }
 
 
@@ -904,6 +961,11 @@ class QueenKvReconcilerTest {
         l.add(client.apps().statefulSets().inNamespace(NS).withName(NAME).get());
         l.add(client.policy().v1().podDisruptionBudget().inNamespace(NS).withName(NAME).get());
         return l;
+    }
+
+    private static java.util.Map<String, String> annotations(QueenKvCluster c) {
+        if (c.getMetadata().getAnnotations() == null) c.getMetadata().setAnnotations(new java.util.HashMap<>());
+        return c.getMetadata().getAnnotations();
     }
 
     private List<String> podUids() {

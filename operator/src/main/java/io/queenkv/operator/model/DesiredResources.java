@@ -23,7 +23,7 @@ public record DesiredResources(ConfigMap configMap, Service peerService, Service
                 ServiceModel.client(c),
                 StatefulSetModel.build(c, statefulSetReplicas),
                 PodDisruptionBudgetModel.build(c, statefulSetReplicas),
-                PodTemplateHash.of(Model.spec(c)));
+                PodTemplateHash.of(c));
     }
 
     /** At creation: the bootstrap size. */

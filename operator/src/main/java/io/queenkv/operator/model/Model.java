@@ -32,6 +32,10 @@ public final class Model {
 
     /** Pod annotation: hash of the fields whose change needs a restart (see {@link PodTemplateHash}). */
     public static final String POD_TEMPLATE_HASH_ANNOTATION = "queenkv.io/pod-template-hash";
+    /** On a QueenKvCluster: any new value restarts every pod, one at a time, as a spec change would (README "Day-2"). */
+    public static final String RESTARTED_AT_ANNOTATION = "queenkv.io/restartedAt";
+    /** On a QueenKvCluster: {@code "true"} stops the operator from changing anything; it keeps status true. */
+    public static final String PAUSED_ANNOTATION = "queenkv.io/paused";
 
     public static final long UID = 10001;
     public static final long TERMINATION_GRACE_SECONDS = 60;
@@ -43,6 +47,17 @@ public final class Model {
     public static String name(QueenKvCluster c) { return c.getMetadata().getName(); }
 
     public static String namespace(QueenKvCluster c) { return c.getMetadata().getNamespace(); }
+
+    /** The resource's {@link #RESTARTED_AT_ANNOTATION}, or null. */
+    public static String restartedAt(QueenKvCluster c) { return annotation(c, RESTARTED_AT_ANNOTATION); }
+
+    /** Whether {@link #PAUSED_ANNOTATION} is {@code "true"}. */
+    public static boolean paused(QueenKvCluster c) { return "true".equals(annotation(c, PAUSED_ANNOTATION)); }
+
+    private static String annotation(QueenKvCluster c, String name) {
+        Map<String, String> a = c.getMetadata() == null ? null : c.getMetadata().getAnnotations();
+        return a == null ? null : a.get(name);
+    }
 
     public static QueenKvClusterSpec spec(QueenKvCluster c) {
         return c.getSpec() == null ? new QueenKvClusterSpec() : c.getSpec();

@@ -17,6 +17,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.queenkv.operator.crd.AuthSpec;
+import io.queenkv.operator.crd.QueenKvCluster;
 import io.queenkv.operator.crd.QueenKvClusterSpec;
 
 /**
@@ -25,7 +26,8 @@ import io.queenkv.operator.crd.QueenKvClusterSpec;
  * dropped), {@code podTemplate}, and the mounted Secrets ({@code auth.tokensSecretRef},
  * {@code tls}, fixed after creation). It leaves out {@code replicas} (scaling adds or removes members),
  * {@code settings} (committed through the log, no restart), {@code storage} (immutable) and
- * {@code auth.adminTokenSecretRef} (read by the operator only). Null, empty lists/maps and empty
+ * {@code auth.adminTokenSecretRef} (read by the operator only). The resource's
+ * {@link Model#RESTARTED_AT_ANNOTATION} is in it too: a new value is a restart asked for by hand. Null, empty lists/maps and empty
  * objects hash alike, so a defaulted spec read back from the API server hashes as it was written.
  *
  * <p>The StatefulSet's pod template carries the hash in {@link Model#POD_TEMPLATE_HASH_ANNOTATION};
@@ -44,7 +46,17 @@ public final class PodTemplateHash {
 
     /** 16 hex digits of the SHA-256 of the restart-requiring fields. */
     public static String of(QueenKvClusterSpec spec) {
+        return of(spec, null);
+    }
+
+    /** As {@link #of(QueenKvClusterSpec)}, with the cluster's {@link Model#RESTARTED_AT_ANNOTATION} (a manual restart). */
+    public static String of(QueenKvCluster c) {
+        return of(Model.spec(c), Model.restartedAt(c));
+    }
+
+    private static String of(QueenKvClusterSpec spec, String restartedAt) {
         Map<String, Object> in = new LinkedHashMap<>();
+        if (restartedAt != null) in.put("restartedAt", restartedAt); // absent: the hash of a cluster never restarted by hand
         in.put("modelVersion", MODEL_VERSION);
         in.put("image", spec.getImage());
         in.put("jvmOptions", NodeEnv.javaOpts(spec));

@@ -80,7 +80,7 @@ public final class StatefulSetModel {
         Map<String, String> labels = new LinkedHashMap<>(Model.map(o.getLabels()));
         labels.putAll(Labels.of(name));
         Map<String, String> annotations = new LinkedHashMap<>(Model.map(o.getAnnotations()));
-        annotations.put(Model.POD_TEMPLATE_HASH_ANNOTATION, PodTemplateHash.of(spec));
+        annotations.put(Model.POD_TEMPLATE_HASH_ANNOTATION, PodTemplateHash.of(c));
 
         return new PodTemplateSpecBuilder()
                 .withNewMetadata().withLabels(labels).withAnnotations(annotations).endMetadata()
