@@ -12,6 +12,8 @@ RUN groupadd --system --gid 10001 queenkv \
  && mkdir -p /app
 COPY --chown=root:root operator/target/queen-kv-operator.jar /app/queen-kv-operator.jar
 WORKDIR /app
+# /healthz, /readyz and /metrics (HEALTH_PORT)
+EXPOSE 8080
 USER 10001:10001
 ENV JAVA_OPTS="-XX:MaxRAMPercentage=75.0 -XX:+ExitOnOutOfMemoryError -Djava.io.tmpdir=/tmp"
 ENTRYPOINT ["sh", "-c", "exec java $JAVA_OPTS -jar /app/queen-kv-operator.jar"]

@@ -1,5 +1,6 @@
 package io.queenkv.operator;
 
+import java.io.IOException;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Set;
@@ -14,6 +15,12 @@ import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.config.ControllerConfigurationOverrider;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfigurationBuilder;
+import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
+import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
+import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.queenkv.operator.nodes.HttpNodeAdmin;
 
 /**
@@ -25,6 +32,8 @@ import io.queenkv.operator.nodes.HttpNodeAdmin;
  * {@code LEADER_ELECTION_NAMESPACE} (absent: the client's namespace): only the holder reconciles, so two
  * replicas (an upgrade's overlap, a second replica for availability) never record and run two
  * operations on one cluster. A replica that loses the lease exits rather than act on a stale belief.
+ *
+ * <p>Health and metrics on {@code HEALTH_PORT} (default 8080): {@link OperatorEndpoints}.
  */
 public final class OperatorMain {
     public static final String WATCH_NAMESPACES = "WATCH_NAMESPACES";
@@ -38,13 +47,37 @@ public final class OperatorMain {
     public static void main(String[] args) {
         KubernetesClient client = new KubernetesClientBuilder().build();
         LeaderElectionConfiguration election = leaderElection(System.getenv(LEASE_NAME), System.getenv(LEASE_NAMESPACE));
-        Operator operator = new Operator(o -> o.withKubernetesClient(client).withLeaderElectionConfiguration(election));
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        new JvmMemoryMetrics().bindTo(registry);
+        new JvmThreadMetrics().bindTo(registry);
+        new ProcessorMetrics().bindTo(registry);
+        Operator operator = new Operator(o -> o.withKubernetesClient(client).withLeaderElectionConfiguration(election)
+                .withMetrics(MicrometerMetrics.newPerResourceCollectingMicrometerMetricsBuilder(registry).build()));
+        int port = port(System.getenv(OperatorEndpoints.PORT));
+        try {
+            new OperatorEndpoints(port, operator.getRuntimeInfo(), registry);
+        } catch (IOException e) {
+            System.err.println("queen-kv-operator: cannot serve health and metrics on port " + port + ": " + e.getMessage());
+            System.exit(1);
+        }
         Set<String> namespaces = namespaces(System.getenv(WATCH_NAMESPACES));
         operator.register(new QueenKvReconciler(new HttpNodeAdmin(client, HttpNodeAdmin.AddressResolver.podDns())),
                 overrider -> watch(overrider, namespaces));
         operator.installShutdownHook(Duration.ofSeconds(30));
         operator.start();
         LOG.info("Queen KV operator started, watching {}", namespaces.isEmpty() ? "all namespaces" : namespaces);
+    }
+
+    /** The port of {@link OperatorEndpoints}: {@value OperatorEndpoints#PORT}, or {@value OperatorEndpoints#DEFAULT_PORT}. */
+    static int port(String value) {
+        if (value == null || value.isBlank()) return OperatorEndpoints.DEFAULT_PORT;
+        try {
+            int port = Integer.parseInt(value.trim());
+            if (port >= 1 && port <= 65535) return port;
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw new IllegalArgumentException(OperatorEndpoints.PORT + "=" + value + " is not a port (1..65535)");
     }
 
     /** The Lease the replicas compete for; blank values take the defaults. */
