@@ -374,6 +374,13 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
             String id = Names.nodeId(highest);
             Optional<String> refusal = quorumRefusal(o, id);
             if (refusal.isPresent()) return Outcome.refused(REASON_WOULD_LOSE_QUORUM, refusal.get());
+            // The StatefulSet removes the highest ordinal only. Taking a serving member away while one that
+            // stays is down would leave the group with fewer serving members than it needs to lose one more:
+            // the members that stay are brought back first (a restarted pod, a re-admitted disk).
+            List<String> downAndStaying = members.stream().filter(m -> !m.equals(id) && !o.ready(m)).toList();
+            if (o.ready(id) && !downAndStaying.isEmpty())
+                return Outcome.waiting("scale down waits until " + String.join(", ", downAndStaying) + ", which stay"
+                        + (downAndStaying.size() == 1 ? "s" : "") + ", serve again (the highest ordinal, " + id + ", goes first)");
             return record(s, OperationType.ScaleDown, highest, null, "scale down: removing " + id);
         }
 

@@ -279,6 +279,20 @@ class QueenKvReconcilerTest {
     }
 
     @Test
+    void aScaleDownWaitsForAMemberThatStaysRatherThanRemoveAServingOne() {
+        create(5);
+        awaitRunning(5);
+        nodes.lag(1, true); // n1 stays (lower ordinal) but does not serve
+        edit(c -> c.getSpec().setReplicas(3));
+        await("no removal while n1, which stays, is down").during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(10))
+                .until(() -> calls("removeMember").isEmpty() && conditionIs(get().getStatus(), QueenKvClusterStatus.PROGRESSING, "True", null)
+                        && condition(get().getStatus(), QueenKvClusterStatus.PROGRESSING).getMessage().contains("waits until n1"));
+        nodes.lag(1, false);
+        awaitRunning(3);
+        assertThat(calls("removeMember")).containsExactly("removeMember n4 via n0", "removeMember n3 via n0");
+    }
+
+    @Test
     void scalesDownMovingLeadershipOffTheHighestOrdinalFirst() {
         create(5);
         awaitRunning(5);
