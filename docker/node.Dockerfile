@@ -17,7 +17,9 @@ RUN groupadd --system --gid 10001 queenkv \
 COPY --chown=root:root node/target/queen-kv-node.jar /app/queen-kv-node.jar
 WORKDIR /app
 USER 10001:10001
+# JSON lines in containers (log collectors parse them); QUEEN_KV_LOG_FORMAT=text overrides it.
 ENV QUEEN_KV_DATA_DIR=/data \
+    QUEEN_KV_LOG_FORMAT=json \
     JAVA_OPTS="-XX:MaxRAMPercentage=75.0 -XX:+ExitOnOutOfMemoryError -Djava.io.tmpdir=/tmp"
 VOLUME ["/data"]
 EXPOSE 6632 6634

@@ -112,7 +112,9 @@ public final class Main {
                 {"QUEEN_KV_TOKENS_FILE", "(none: auth off)", "sha256-of-token tenant role, one per line; re-read on change"},
                 {"QUEEN_KV_METRICS_REQUIRE_TOKEN", "false", "whether /metrics needs a token"},
                 {"QUEEN_KV_TLS_CERT_FILE, _KEY_FILE, _CA_FILE", "(none: no TLS)", "PEM files: mutual TLS on Raft, HTTPS only"},
-                {"QUEEN_KV_RESTORE_FROM", "(none)", "a backup a new cluster is created from (every initial member)"}};
+                {"QUEEN_KV_RESTORE_FROM", "(none)", "a backup a new cluster is created from (every initial member)"},
+                {"QUEEN_KV_LOG_FORMAT", "text (json in the image)", "text, or json: one JSON object per line, to stderr"},
+                {"QUEEN_KV_LOG_LEVEL", "info", "error, warn, info, debug or trace"}};
         for (String[] row : rows) b.append(String.format("  %-44s %-30s %s%n", row[0], row[1], row[2]));
         b.append("\nSettings (live ones are the seed of a new cluster; change them with PUT /api/v1/admin/settings):\n");
         for (Setting s : Setting.values())

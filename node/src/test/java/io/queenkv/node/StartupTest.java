@@ -24,6 +24,7 @@ class StartupTest {
     void aBadSettingStopsStartUpWithAClearMessage() throws Exception {
         String out = startExpectingExit2(Map.of("QUEEN_KV_MAX_VALUE_BYTES", "64k"));
         assertThat(out).contains("QUEEN_KV_MAX_VALUE_BYTES=64k is not a whole number");
+        assertThat(startExpectingExit2(Map.of("QUEEN_KV_LOG_LEVEL", "loud"))).contains("QUEEN_KV_LOG_LEVEL=loud is not one of error, warn, info, debug, trace");
     }
 
     @Test

@@ -128,6 +128,14 @@ public record NodeConfig(String nodeId, String host, String bindAddress, int htt
             else if (!Files.isReadable(restoreFrom)) r.problems.add("QUEEN_KV_RESTORE_FROM=" + restoreFrom + " is not readable");
         }
 
+        // Read by logging/NodeLogging before anything else runs; checked here so a typo stops the start.
+        for (var logging : Map.of(io.queenkv.node.logging.NodeLogging.FORMAT, io.queenkv.node.logging.NodeLogging.FORMATS,
+                io.queenkv.node.logging.NodeLogging.LEVEL, io.queenkv.node.logging.NodeLogging.LEVELS).entrySet()) {
+            String v = env.get(logging.getKey());
+            if (v != null && !v.isBlank() && !logging.getValue().contains(v.trim().toLowerCase(java.util.Locale.ROOT)))
+                r.problems.add(logging.getKey() + "=" + v + " is not one of " + String.join(", ", logging.getValue()));
+        }
+
         Settings seed = Settings.DEFAULTS;
         for (Setting setting : Setting.live()) seed = seed.with(setting, r.setting(setting));
 
