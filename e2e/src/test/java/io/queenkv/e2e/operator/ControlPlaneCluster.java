@@ -127,7 +127,7 @@ final class ControlPlaneCluster implements ClusterUnderTest {
     public String namespace() { return NAMESPACE; }
 
     @Override
-    public String nodeImage() { return "queen-kv-node:local"; }
+    public String nodeImage() { return LocalKubelet.IMAGE; }
 
     @Override
     public InetSocketAddress podSocket(String pod, int port) {

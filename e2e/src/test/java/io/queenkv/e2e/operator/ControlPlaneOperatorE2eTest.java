@@ -62,6 +62,16 @@ class ControlPlaneOperatorE2eTest extends OperatorScenarios {
         assertThat(operatorClient.apps().statefulSets().inNamespace(ns).list().getItems()).as("its namespace").isNotNull();
     }
 
+    /** The steps so far are Events on the resource, written with the chart's permissions (a refused write is only logged). */
+    @Test
+    @Order(25)
+    void s25_theStepsAreEventsOnTheResource() {
+        List<String> reasons = client.v1().events().inNamespace(ns).list().getItems().stream()
+                .filter(e -> NAME.equals(e.getInvolvedObject().getName()) && "QueenKvCluster".equals(e.getInvolvedObject().getKind()))
+                .map(io.fabric8.kubernetes.api.model.Event::getReason).toList();
+        assertThat(reasons).as("events of %s", NAME).contains("Created", "ScalingUp", "ScalingDown");
+    }
+
     /**
      * {@code kubectl scale --replicas=4} behind the operator's back: the operator puts its StatefulSet back
      * at 3, the extra pod never becomes a member, and its claim goes with it: the StatefulSet keeps it

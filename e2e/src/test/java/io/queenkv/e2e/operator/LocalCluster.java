@@ -72,7 +72,7 @@ final class LocalCluster implements ClusterUnderTest {
     public String namespace() { return NAMESPACE; }
 
     @Override
-    public String nodeImage() { return "queen-kv-node:local"; }
+    public String nodeImage() { return LocalKubelet.IMAGE; }
 
     @Override
     public InetSocketAddress podSocket(String pod, int port) {

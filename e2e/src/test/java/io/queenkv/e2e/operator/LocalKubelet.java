@@ -78,7 +78,8 @@ import io.queenkv.operator.crd.QueenKvCluster;
  *       {@code items}, written as files when the container starts, which waits for the Secret), plus
  *       {@code QUEEN_KV_BIND_ADDRESS=<pod IP>} and, appended to {@code JAVA_OPTS}, a heap cap,
  *       {@code java.io.tmpdir} and {@code -Djdk.net.hosts.file}; a process that exits on its own is
- *       restarted (restartCount + 1), as a kubelet restarts a container;</li>
+ *       restarted (restartCount + 1), as a kubelet restarts a container; it holds one image
+ *       ({@value #IMAGE}): a pod of another stays Pending in {@code ImagePullBackOff};</li>
  *   <li>gives every pod its own loopback address ({@code 127.x.y.z}: Linux routes all of 127/8 to lo),
  *       so the template's container ports stay as they are, and a hosts file mapping the pods' DNS
  *       names ({@code <pod>.<serviceName>.<ns>.svc}) to those addresses;</li>
@@ -101,6 +102,8 @@ final class LocalKubelet implements AutoCloseable {
 
     static final String NODE_NAME = "local";
     static final String IMAGE_JAR = "/app/queen-kv-node.jar";
+    /** The one image this node holds (the built jar runs as it); a pod of any other waits in ImagePullBackOff. */
+    static final String IMAGE = "queen-kv-node:local";
     static final int PERIOD_MS = 100;
     /** Ordinals that get an address (and a hosts entry) up front: a pod's name must resolve before it exists. */
     static final int MAX_ORDINALS = 9;
@@ -378,6 +381,10 @@ final class LocalKubelet implements AutoCloseable {
     /** Starts the pod's container, restarts it when it exited, probes its readiness into the pod's status. */
     private void runContainer(Pod p) {
         String pod = p.getMetadata().getName();
+        if (!IMAGE.equals(p.getSpec().getContainers().get(0).getImage())) {
+            cannotPull(p);
+            return;
+        }
         PodProcess proc = processes.get(pod);
         if (proc == null) proc = start(p);
         if (proc == null) return;
@@ -437,6 +444,35 @@ final class LocalKubelet implements AutoCloseable {
 
     private static int orDefault(Integer value, int otherwise) {
         return value == null || value <= 0 ? otherwise : value;
+    }
+
+    /** As a kubelet that cannot pull the pod's image: the pod stays Pending, its container waiting in ImagePullBackOff. */
+    private void cannotPull(Pod p) {
+        Container c = p.getSpec().getContainers().get(0);
+        PodStatus have = p.getStatus();
+        boolean shown = have != null && "Pending".equals(have.getPhase()) && have.getContainerStatuses() != null
+                && have.getContainerStatuses().stream().anyMatch(cs -> cs.getState() != null && cs.getState().getWaiting() != null
+                        && "ImagePullBackOff".equals(cs.getState().getWaiting().getReason()));
+        if (shown) return;
+        String now = Instant.now().toString();
+        String ip = address(p.getMetadata().getName());
+        PodStatus want = new PodStatusBuilder().withPhase("Pending").withPodIP(ip).withPodIPs(new io.fabric8.kubernetes.api.model.PodIP(ip))
+                .withHostIP("127.0.0.1").withStartTime(now)
+                .withConditions(new PodConditionBuilder().withType("Ready").withStatus("False").withLastTransitionTime(now).build(),
+                        new PodConditionBuilder().withType("ContainersReady").withStatus("False").withLastTransitionTime(now).build())
+                .withContainerStatuses(new ContainerStatusBuilder().withName(c.getName()).withImage(c.getImage()).withImageID("")
+                        .withReady(false).withStarted(false).withRestartCount(0)
+                        .withNewState().withNewWaiting().withReason("ImagePullBackOff")
+                        .withMessage("Back-off pulling image \"" + c.getImage() + "\": this node holds only " + IMAGE).endWaiting().endState()
+                        .build())
+                .build();
+        String uid = p.getMetadata().getUid();
+        client.pods().inNamespace(namespace).withName(p.getMetadata().getName()).editStatus(live -> {
+            if (!live.getMetadata().getUid().equals(uid)) return live;
+            live.setStatus(want);
+            return live;
+        });
+        event(p.getMetadata().getName() + " cannot pull " + c.getImage() + ": ImagePullBackOff");
     }
 
     private static Duration gracePeriod(Pod p) {

@@ -304,6 +304,41 @@ abstract class OperatorScenarios {
         });
     }
 
+    /**
+     * An image no node can pull: the roll takes down one follower, whose new pod stays Pending in
+     * ImagePullBackOff, and goes no further (a quorum serves on). Reverting the image supersedes the roll
+     * and the operator replaces the stuck pod, with no one editing status by hand.
+     */
+    @Test
+    @Order(45)
+    void s45_aBadImageReverted_theRollIsSupersededAndTheStuckPodReplaced() {
+        scenario("45 a bad image, reverted", () -> {
+            QueenKvCluster c0 = current();
+            String image = c0.getSpec().getImage();
+            String hashBefore = c0.getStatus().getPodTemplateHash();
+            int mark = statuses.size();
+            edit(c -> c.getSpec().setImage(image + "-does-not-exist"));
+            Pod stuck = await("a rolled pod stuck in ImagePullBackOff").atMost(t(STEP_TIMEOUT)).until(() -> podList().stream()
+                    .filter(p -> p.getSpec().getContainers().get(0).getImage().endsWith("-does-not-exist") && p.getStatus() != null
+                            && p.getStatus().getContainerStatuses() != null && p.getStatus().getContainerStatuses().stream()
+                            .anyMatch(cs -> cs.getState() != null && cs.getState().getWaiting() != null
+                                    && "ImagePullBackOff".equals(cs.getState().getWaiting().getReason())))
+                    .findFirst(), java.util.Optional::isPresent).orElseThrow();
+            await("the roll to go no further while that pod is stuck").during(Duration.ofSeconds(5)).atMost(Duration.ofSeconds(15))
+                    .until(() -> podList().stream().filter(p -> p.getSpec().getContainers().get(0).getImage().equals(image)).count() == 2);
+
+            edit(c -> c.getSpec().setImage(image));
+            QueenKvCluster c = awaitCluster("every pod back on the old image", STEP_TIMEOUT, k -> settled(k, 3)
+                    && hashBefore.equals(k.getStatus().getPodTemplateHash()));
+            assertThat(podList()).allMatch(p -> p.getSpec().getContainers().get(0).getImage().equals(image));
+            assertThat(client.pods().inNamespace(ns).withName(stuck.getMetadata().getName()).get().getMetadata().getUid())
+                    .as("the stuck pod was replaced").isNotEqualTo(stuck.getMetadata().getUid());
+            assertThat(c.getStatus().getMembers()).allMatch(m -> Boolean.TRUE.equals(m.getReady()));
+            assertThat(since(mark)).as("a quorum served all along").allMatch(st -> conditionIs(st, QueenKvClusterStatus.AVAILABLE, "True"));
+            assertNoViolations();
+        });
+    }
+
     @Test
     @Order(50)
     void s5_killAPodsProcess_restartedCatchesUp_degradedAndBack() {
