@@ -44,8 +44,28 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- end }}
 {{- end }}
 
+{{/* The operator image; its tag defaults to the appVersion, the release version the images are built with. */}}
 {{- define "queen-kv-operator.image" -}}
 {{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) }}
+{{- end }}
+
+{{/* The node image NOTES.txt puts in its example: nodeImage, or queen-kv-node:<appVersion>. */}}
+{{- define "queen-kv-operator.nodeImage" -}}
+{{- default (printf "queen-kv-node:%s" .Chart.AppVersion) .Values.nodeImage }}
+{{- end }}
+
+{{/*
+The labels every Queen KV node pod carries (operator/.../model/Labels.java: name queen-kv, managed-by
+queen-kv-operator; instance is the cluster's name). They select the pods of every cluster.
+*/}}
+{{- define "queen-kv-operator.nodePodLabels" -}}
+app.kubernetes.io/name: queen-kv
+app.kubernetes.io/managed-by: queen-kv-operator
+{{- end }}
+
+{{/* The namespaces the NetworkPolicies go in: networkPolicy.namespaces, else watchNamespaces. */}}
+{{- define "queen-kv-operator.networkPolicyNamespaces" -}}
+{{- join "," (default .Values.watchNamespaces .Values.networkPolicy.namespaces) }}
 {{- end }}
 
 {{/* WATCH_NAMESPACES: comma-separated; empty means every namespace. */}}
@@ -61,6 +81,16 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- range .Values.watchNamespaces }}
 {{- if not (regexMatch "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$" .) }}
 {{- fail (printf "watchNamespaces: %q is not a namespace name" .) }}
+{{- end }}
+{{- end }}
+{{- if .Values.networkPolicy.enabled }}
+{{- if and (empty .Values.networkPolicy.namespaces) (empty .Values.watchNamespaces) }}
+{{- fail "networkPolicy.enabled needs networkPolicy.namespaces when watchNamespaces is empty: an operator watching every namespace leaves the chart no list of namespaces to put a NetworkPolicy in" }}
+{{- end }}
+{{- range .Values.networkPolicy.namespaces }}
+{{- if not (regexMatch "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$" .) }}
+{{- fail (printf "networkPolicy.namespaces: %q is not a namespace name" .) }}
+{{- end }}
 {{- end }}
 {{- end }}
 {{- end }}

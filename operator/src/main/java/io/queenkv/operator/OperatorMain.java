@@ -44,13 +44,19 @@ public final class OperatorMain {
 
     private OperatorMain() {}
 
-    public static void main(String[] args) {
-        KubernetesClient client = new KubernetesClientBuilder().build();
-        LeaderElectionConfiguration election = leaderElection(System.getenv(LEASE_NAME), System.getenv(LEASE_NAMESPACE));
+    /** The registry /metrics serves: the JVM's meters; JOSDK's reconcile metrics are added to it. */
+    public static PrometheusMeterRegistry metricsRegistry() {
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         new JvmMemoryMetrics().bindTo(registry);
         new JvmThreadMetrics().bindTo(registry);
         new ProcessorMetrics().bindTo(registry);
+        return registry;
+    }
+
+    public static void main(String[] args) {
+        KubernetesClient client = new KubernetesClientBuilder().build();
+        LeaderElectionConfiguration election = leaderElection(System.getenv(LEASE_NAME), System.getenv(LEASE_NAMESPACE));
+        PrometheusMeterRegistry registry = metricsRegistry();
         Operator operator = new Operator(o -> o.withKubernetesClient(client).withLeaderElectionConfiguration(election)
                 .withMetrics(MicrometerMetrics.newPerResourceCollectingMicrometerMetricsBuilder(registry).build()));
         int port = port(System.getenv(OperatorEndpoints.PORT));

@@ -38,7 +38,8 @@ import io.queenkv.operator.model.DesiredResources;
  */
 class ChartStructureTest {
     static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
-    static final List<String> TEMPLATES = List.of("_helpers.tpl", "deployment.yaml", "serviceaccount.yaml", "rbac.yaml", "NOTES.txt");
+    static final List<String> TEMPLATES = List.of("_helpers.tpl", "deployment.yaml", "serviceaccount.yaml", "rbac.yaml", "NOTES.txt",
+            "podmonitor.yaml", "networkpolicy.yaml", "dashboard.yaml");
 
     static JsonNode chartYaml, values, example;
     static JSONSchemaProps specSchema;
@@ -67,7 +68,7 @@ class ChartStructureTest {
     }
 
     @Test
-    void valuesHoldWhatTheTemplatesUse() {
+    void valuesHoldWhatTheTemplatesUse() throws IOException {
         assertThat(values.at("/image/repository").isTextual()).isTrue();
         assertThat(values.at("/image/tag").isTextual()).isTrue();
         assertThat(values.at("/image/pullPolicy").asText()).isIn("IfNotPresent", "Always", "Never");
@@ -84,8 +85,32 @@ class ChartStructureTest {
         assertThat(values.at("/nodeSelector").isObject()).isTrue();
         assertThat(values.at("/tolerations").isArray()).isTrue();
         assertThat(values.at("/affinity").isObject()).isTrue();
-        assertThat(values.at("/nodeImage").asText()).as("values nodeImage and the example's image")
+        assertThat(values.at("/nodeImage").asText()).as("empty: queen-kv-node:<appVersion>").isEmpty();
+        assertThat(template("_helpers.tpl")).contains("{{- default (printf \"queen-kv-node:%s\" .Chart.AppVersion) .Values.nodeImage }}");
+        assertThat("queen-kv-node:" + chartYaml.path("appVersion").asText()).as("the default node image and the example's")
                 .isEqualTo(example.at("/spec/image").asText());
+    }
+
+    /**
+     * Images are tagged with the release version by default: the chart's appVersion (the operator image's
+     * default tag), the tag docker/pom.xml gives both images, and the example's node image are the
+     * project version without -SNAPSHOT.
+     */
+    @Test
+    void imagesAreTaggedWithTheReleaseVersion() throws IOException {
+        String pom = Files.readString(ChartFiles.repoRoot().resolve("pom.xml"));
+        Matcher project = java.util.regex.Pattern.compile("<artifactId>queen-kv-parent</artifactId>\\s*<version>([^<]+)</version>").matcher(pom);
+        assertThat(project.find()).isTrue();
+        String release = project.group(1).replaceFirst("-SNAPSHOT$", "");
+        String images = Files.readString(ChartFiles.repoRoot().resolve("docker/pom.xml"));
+        assertThat(images).contains("<queenkv.releaseVersion>" + release + "</queenkv.releaseVersion>")
+                .contains("<image.tag>${queenkv.releaseVersion}</image.tag>")
+                .contains("-t</argument>\n                <argument>${image.registry}queen-kv-node:${image.tag}</argument>")
+                .contains("${image.registry}queen-kv-operator:${image.tag}</argument>");
+        assertThat(chartYaml.path("appVersion").asText()).isEqualTo(release);
+        assertThat(template("_helpers.tpl")).contains("(default .Chart.AppVersion .Values.image.tag)");
+        assertThat(values.at("/image/tag").asText()).as("empty: the appVersion").isEmpty();
+        assertThat(example.at("/spec/image").asText()).isEqualTo("queen-kv-node:" + release);
     }
 
     @Test
@@ -176,6 +201,142 @@ class ChartStructureTest {
         assertThat(values.at("/replicaCount").asInt()).isEqualTo(1);
     }
 
+    /** Every new option is off by default; each template renders nothing unless its option is on. */
+    @Test
+    void monitoringAndNetworkPoliciesAreOptIn() throws IOException {
+        assertThat(values.at("/metrics/podMonitor/enabled").asBoolean(true)).isFalse();
+        assertThat(values.at("/metrics/dashboard/enabled").asBoolean(true)).isFalse();
+        assertThat(values.at("/networkPolicy/enabled").asBoolean(true)).isFalse();
+        assertThat(values.at("/networkPolicy/httpFrom")).isEmpty();
+        assertThat(values.at("/networkPolicy/namespaces")).isEmpty();
+        assertThat(template("podmonitor.yaml")).startsWith("{{- if .Values.metrics.podMonitor.enabled }}");
+        assertThat(template("networkpolicy.yaml")).startsWith("{{- if .Values.networkPolicy.enabled }}");
+        assertThat(template("dashboard.yaml")).startsWith("{{- if .Values.metrics.dashboard.enabled }}");
+    }
+
+    /** The labels the chart selects node pods by are the ones the operator puts on them (Labels.of). */
+    @Test
+    void nodePodSelectorIsTheOperatorsLabels() throws IOException {
+        JsonNode selector = YAML.readTree(define("queen-kv-operator.nodePodLabels"));
+        Map<String, String> labels = io.queenkv.operator.model.Labels.of("kv");
+        labels.remove(io.queenkv.operator.model.Labels.INSTANCE); // the cluster's name: every cluster is selected
+        Map<String, String> chart = new LinkedHashMap<>();
+        selector.fields().forEachRemaining(f -> chart.put(f.getKey(), f.getValue().asText()));
+        assertThat(chart).isEqualTo(labels);
+        assertThat(template("networkpolicy.yaml")).contains("include \"queen-kv-operator.nodePodLabels\"");
+        assertThat(template("podmonitor.yaml")).contains("include \"queen-kv-operator.nodePodLabels\"");
+    }
+
+    /**
+     * The NetworkPolicy: node pods take the Raft port only from node pods, the HTTP port from the operator's
+     * pods in the release's namespace and networkPolicy.httpFrom; one policy per namespace of
+     * networkPolicy.namespaces or watchNamespaces, and a refusal when there is none.
+     */
+    @Test
+    void networkPolicyOpensRaftToMembersAndHttpToTheOperator() throws IOException {
+        String np = template("networkpolicy.yaml");
+        assertThat(np).contains("kind: NetworkPolicy", "policyTypes:\n    - Ingress\n",
+                "port: " + io.queenkv.operator.model.Model.RAFT_PORT_NAME + "\n",
+                "port: " + io.queenkv.operator.model.Model.HTTP_PORT_NAME + "\n",
+                "kubernetes.io/metadata.name: {{ $.Release.Namespace }}", "include \"queen-kv-operator.selectorLabels\" $",
+                "with $.Values.networkPolicy.httpFrom", "range $ns := splitList \",\" (include \"queen-kv-operator.networkPolicyNamespaces\" $)");
+        assertThat(np).as("egress stays open").doesNotContain("Egress");
+        // The raft rule comes first and names only node pods.
+        int raft = np.indexOf("port: raft"), http = np.indexOf("port: http");
+        assertThat(raft).isPositive().isLessThan(http);
+        assertThat(np.substring(0, raft)).doesNotContain("namespaceSelector", ".Values.networkPolicy.httpFrom");
+        assertThat(define("queen-kv-operator.networkPolicyNamespaces"))
+                .contains("default .Values.watchNamespaces .Values.networkPolicy.namespaces");
+        assertThat(define("queen-kv-operator.validate")).contains("networkPolicy.enabled needs networkPolicy.namespaces when watchNamespaces is empty");
+        // The operator's container ports are the ones the policies and monitors name.
+        assertThat(template("deployment.yaml")).contains("- name: health\n              containerPort: {{ .Values.healthPort }}");
+    }
+
+    @Test
+    void podMonitorsScrapeTheOperatorsHealthPortAndTheNodesHttpPort() throws IOException {
+        String pm = template("podmonitor.yaml");
+        assertThat(pm).contains("apiVersion: monitoring.coreos.com/v1", "kind: PodMonitor",
+                "- port: health\n      path: /metrics", "- port: " + io.queenkv.operator.model.Model.HTTP_PORT_NAME + "\n      path: /metrics",
+                "scheme: {{ $pm.nodes.scheme }}", "with $pm.nodes.tlsConfig", "with $pm.nodes.authorization",
+                "any: true", "toYaml .Values.watchNamespaces");
+        assertThat(values.at("/metrics/podMonitor/nodes/scheme").asText()).as("TLS is on by default").isEqualTo("https");
+        assertThat(values.at("/metrics/podMonitor/operator/enabled").asBoolean()).isTrue();
+        assertThat(values.at("/metrics/podMonitor/nodes/enabled").asBoolean()).isTrue();
+    }
+
+    /**
+     * values.schema.json: every value of values.yaml is declared (so is nothing else), the objects the chart
+     * reads key by key refuse unknown keys (a typo fails helm lint --strict and helm install), and the
+     * defaults are valid against it.
+     */
+    @Test
+    void schemaDeclaresEveryValueAndRefusesUnknownKeys() throws IOException {
+        JsonNode schema = new ObjectMapper().readTree(ChartFiles.chart().resolve("values.schema.json").toFile());
+        assertThat(schema.path("additionalProperties").isBoolean() && !schema.path("additionalProperties").asBoolean())
+                .as("additionalProperties false at the top").isTrue();
+        List<String> problems = new ArrayList<>();
+        schemaCheck("", values, schema, problems);
+        TreeSet<String> declared = new TreeSet<>();
+        schema.path("properties").fieldNames().forEachRemaining(declared::add);
+        TreeSet<String> inValues = new TreeSet<>();
+        values.fieldNames().forEachRemaining(inValues::add);
+        declared.remove("global"); // Helm's, when the chart is a subchart
+        assertThat(declared).as("top-level values in the schema and in values.yaml").isEqualTo(inValues);
+        assertThat(problems).isEmpty();
+        // The checker is not vacuous.
+        ObjectNode typo = values.deepCopy();
+        ((ObjectNode) typo.get("metrics").get("podMonitor")).put("enabeld", true);
+        typo.put("logLevel", "verbose");
+        ((ObjectNode) typo.get("networkPolicy")).put("enabled", "yes");
+        List<String> refused = new ArrayList<>();
+        schemaCheck("", typo, schema, refused);
+        assertThat(refused).hasSize(3);
+    }
+
+    /** The subset of JSON Schema values.schema.json uses: type, properties, additionalProperties false, enum, items. */
+    static void schemaCheck(String path, JsonNode v, JsonNode s, List<String> problems) {
+        JsonNode type = s.path("type");
+        List<String> types = new ArrayList<>();
+        if (type.isArray()) type.forEach(t -> types.add(t.asText()));
+        else if (type.isTextual()) types.add(type.asText());
+        boolean typeOk = types.isEmpty() || types.stream().anyMatch(t -> switch (t) {
+            case "object" -> v.isObject();
+            case "array" -> v.isArray();
+            case "string" -> v.isTextual();
+            case "boolean" -> v.isBoolean();
+            case "integer" -> v.isIntegralNumber();
+            case "number" -> v.isNumber();
+            default -> true;
+        });
+        if (!typeOk) {
+            problems.add(path + ": " + v + " is not " + types);
+            return;
+        }
+        if (s.has("enum")) {
+            boolean found = false;
+            for (JsonNode e : s.get("enum")) found |= e.equals(v);
+            if (!found) problems.add(path + ": " + v + " not in " + s.get("enum"));
+        }
+        if (v.isObject() && s.has("properties")) {
+            assertThat(s.path("additionalProperties").asBoolean(true)).as(path + " refuses unknown keys").isFalse();
+            v.fields().forEachRemaining(f -> {
+                JsonNode p = s.get("properties").get(f.getKey());
+                if (p == null) problems.add(path + "/" + f.getKey() + ": not in the schema");
+                else schemaCheck(path + "/" + f.getKey(), f.getValue(), p, problems);
+            });
+        }
+        if (v.isArray() && s.has("items")) for (int i = 0; i < v.size(); i++) schemaCheck(path + "[" + i + "]", v.get(i), s.get("items"), problems);
+    }
+
+    /** NOTES.txt prints no placeholder a shell would take for a redirection (<namespace>). */
+    @Test
+    void notesHaveNoPlaceholders() throws IOException {
+        String notes = template("NOTES.txt");
+        assertThat(notes).doesNotContainPattern("<[a-zA-Z][-a-zA-Z. ]*>");
+        assertThat(notes).as("the heredoc's end at the start of its line, so that it ends when pasted").contains("<<'YAML'\n", "\nYAML\n");
+        assertThat(notes).contains("{{ $ns }}", "squote");
+    }
+
     @Test
     void exampleIsValidAgainstTheCrd() {
         assertThat(example.path("apiVersion").asText()).isEqualTo(QueenKvCluster.API_VERSION);
@@ -221,6 +382,26 @@ class ChartStructureTest {
         while (block.find()) blocks.add(block.group(1));
         assertThat(blocks).as("a yaml block in the chart README that is examples/queenkvcluster.yaml")
                 .contains(Files.readString(ChartFiles.example()));
+    }
+
+    /** The body of a named template of _helpers.tpl. */
+    static String define(String name) throws IOException {
+        String helpers = template("_helpers.tpl");
+        int start = helpers.indexOf("{{- define \"" + name + "\" -}}");
+        assertThat(start).as(name).isNotNegative();
+        return helpers.substring(helpers.indexOf('\n', start) + 1, nextEnd(helpers, start));
+    }
+
+    /** The {{- end }} that closes the define at {@code start} (defines here hold ifs and ranges). */
+    private static int nextEnd(String helpers, int start) {
+        int depth = 0;
+        Matcher m = java.util.regex.Pattern.compile("\\{\\{-?\\s*(define|if|range|with|end)\\b").matcher(helpers);
+        m.region(start, helpers.length());
+        while (m.find()) {
+            if (m.group(1).equals("end")) { if (--depth == 0) return m.start(); }
+            else depth++;
+        }
+        throw new IllegalStateException("no end");
     }
 
     static String template(String name) throws IOException {
