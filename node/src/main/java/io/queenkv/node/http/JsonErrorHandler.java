@@ -49,7 +49,7 @@ final class JsonErrorHandler extends ErrorHandler {
     static Reason reasonFor(int code, Throwable cause) {
         return switch (code) {
             // A path Jetty refuses holds a character no key or namespace may hold (NUL, an illegal escape).
-            case 400 -> mentionsPath(cause) ? Reason.KV_BAD_KEY : Reason.KV_BAD_REQUEST;
+            case 400 -> mentionsPath(cause) || badEscape(cause) ? Reason.KV_BAD_KEY : Reason.KV_BAD_REQUEST;
             case 404 -> Reason.NOT_FOUND;
             case 408 -> Reason.REQUEST_TIMEOUT;
             case 413 -> Reason.PAYLOAD_TOO_LARGE;
@@ -64,6 +64,13 @@ final class JsonErrorHandler extends ErrorHandler {
         };
     }
 
+    /** Jetty's decoder says "!hex" of a % not followed by two hex digits. */
+    private static boolean badEscape(Throwable cause) {
+        for (Throwable t = cause; t != null; t = t.getCause())
+            if (t.getMessage() != null && t.getMessage().startsWith("!hex")) return true;
+        return false;
+    }
+
     private static boolean mentionsPath(Throwable cause) {
         for (Throwable t = cause; t != null; t = t.getCause())
             if (t.getMessage() != null && t.getMessage().toLowerCase(Locale.ROOT).contains("path")) return true;
@@ -75,13 +82,15 @@ final class JsonErrorHandler extends ErrorHandler {
      * generic ones. A message that names a class says nothing to a caller; the status text stands in.
      */
     private static String describe(int code, String message, Throwable cause) {
+        if (badEscape(cause)) return "a malformed %-escape in the path (% must be followed by two hex digits)";
         String detail = plain(message) ? message : HttpStatus.getMessage(code);
         for (Throwable t = cause; t != null; t = t.getCause())
             if (plain(t.getMessage())) detail = t.getMessage();
         return detail;
     }
 
+    /** A message a caller can read: short, naming no class, and not Jetty's "414: null" for a message it lacks. */
     private static boolean plain(String text) {
-        return text != null && !text.isBlank() && text.length() < 200 && !NAMES_CODE.matcher(text).find();
+        return text != null && !text.isBlank() && text.length() < 200 && !NAMES_CODE.matcher(text).find() && !text.endsWith("null");
     }
 }

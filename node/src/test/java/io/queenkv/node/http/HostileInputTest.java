@@ -198,7 +198,11 @@ class HostileInputTest {
         assertJsonError(preface);
         RawHttp.Answer longUri = RawHttp.send(node.baseUrl, "GET", "/api/v1/kv/a/" + "k".repeat(70_000), Map.of(), null);
         assertThat(longUri.status()).isIn(414, 431);
-        assertJsonError(longUri);
+        assertThat(assertJsonError(longUri).get("detail").asText()).doesNotContain("null");
+        // A malformed %-escape is a path the server cannot read: a bad key, said in words.
+        RawHttp.Answer badEscape = RawHttp.send(node.baseUrl, "GET", "/api/v1/kv/a/%ZZ", Map.of(), null);
+        assertRefusedRaw(badEscape, 400, "kv_bad_key");
+        assertThat(Wire.json(badEscape.body()).get("detail").asText()).contains("%-escape");
         RawHttp.Answer noHost = RawHttp.exchange(node.baseUrl, "GET /healthz HTTP/1.1\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1), Duration.ofSeconds(10));
         assertThat(noHost.status()).isEqualTo(400);
         assertJsonError(noHost);
