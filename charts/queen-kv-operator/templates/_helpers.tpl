@@ -141,9 +141,9 @@ The operator's permissions (least privilege), shared by the ClusterRole and the 
   verbs: ["create", "patch"]
 {{- end }}
 
-{{/* The Lease of the leader election (JOSDK checks exactly these verbs), in the release's namespace. */}}
+{{/* The Lease of the leader election, in the release's namespace: JOSDK checks get, create and update at start-up; Fabric8's elector renews it with patch. */}}
 {{- define "queen-kv-operator.leaseRules" -}}
 - apiGroups: ["coordination.k8s.io"]
   resources: ["leases"]
-  verbs: ["get", "create", "update"]
+  verbs: ["get", "create", "update", "patch"]
 {{- end }}

@@ -39,7 +39,8 @@ final class ControlPlaneCluster implements ClusterUnderTest {
     private final KubernetesClient operatorClient;
     private final LocalKubelet kubelet;
     private final PodTunnel tunnel;
-    private final InProcessOperator operator;
+    /** The replicas running, in start order; each competes for the chart's Lease. */
+    private final java.util.List<InProcessOperator> operators = new java.util.concurrent.CopyOnWriteArrayList<>();
     /** {@code system:serviceaccount:<ns>:<name>} the operator runs as. */
     final String operatorUser;
 
@@ -58,8 +59,7 @@ final class ControlPlaneCluster implements ClusterUnderTest {
             operatorClient = new KubernetesClientBuilder().withConfig(impersonating(controlPlane.kubeconfigYaml(), operatorUser)).build();
             kubelet = new LocalKubelet(admin, NAMESPACE, jar, baseDir, LocalKubelet.Duties.KUBELET);
             tunnel = new PodTunnel((host, port) -> new InetSocketAddress(kubelet.address(host), port));
-            operator = new InProcessOperator(operatorClient, NAMESPACE,
-                    node -> URI.create("http://" + kubelet.address(node.host()) + ":" + Model.HTTP_PORT), tunnel, true);
+            startOperator("replica-a");
         } catch (RuntimeException e) {
             controlPlane.close();
             throw e;
@@ -113,6 +113,22 @@ final class ControlPlaneCluster implements ClusterUnderTest {
     /** The operator's client: the chart's ServiceAccount, impersonated. */
     KubernetesClient operatorClient() { return operatorClient; }
 
+    /**
+     * Starts an operator replica with the chart's identity, competing for the chart's Lease ({@value #RELEASE}
+     * in {@value #OPERATOR_NAMESPACE}, as the chart's Deployment configures it) under {@code identity}.
+     */
+    void startOperator(String identity) {
+        var election = io.javaoperatorsdk.operator.api.config.LeaderElectionConfigurationBuilder.aLeaderElectionConfiguration(RELEASE)
+                .withLeaseNamespace(OPERATOR_NAMESPACE).withIdentity(identity).withExitOnStopLeading(false).build();
+        operators.add(new InProcessOperator(operatorClient, NAMESPACE,
+                node -> URI.create("http://" + kubelet.address(node.host()) + ":" + Model.HTTP_PORT), tunnel, true, election));
+    }
+
+    /** Stops the replica started first of those running (as a pod of an upgrade's old ReplicaSet goes). */
+    void stopFirstOperator() {
+        operators.remove(0).close();
+    }
+
     @Override
     public String describe() {
         return "the real control plane (kube-apiserver + kube-controller-manager " + controlPlane.server + ", local node processes in "
@@ -164,7 +180,7 @@ final class ControlPlaneCluster implements ClusterUnderTest {
     @Override
     public void close() {
         try {
-            operator.close();
+            for (InProcessOperator o : operators) o.close();
         } finally {
             tunnel.close();
             kubelet.close();

@@ -20,6 +20,7 @@ import io.fabric8.kubernetes.api.model.policy.v1.EvictionBuilder;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.queenkv.operator.crd.KvSettings;
 import io.queenkv.operator.crd.MemberStatus;
 import io.queenkv.operator.crd.PendingOperation;
 import io.queenkv.operator.crd.QueenKvCluster;
@@ -213,6 +214,38 @@ class ControlPlaneOperatorE2eTest extends OperatorScenarios {
             System.out.println("[operator-e2e] lost claim: " + victimId + " re-admitted; status showed it re-admitting: " + shown);
             assertNoViolations();
         });
+    }
+
+    /**
+     * Two operator replicas (an upgrade's overlap): the second waits for the chart's Lease while the first
+     * holds it, takes over once the first stops, and carries on from the status the first left; nothing is
+     * recorded or run twice.
+     */
+    @Test
+    @Order(55)
+    void s55_aSecondOperatorReplicaStandsByAndTakesOver() {
+        scenario("55 a second operator replica", () -> {
+            assertThat(leaseHolder()).isEqualTo("replica-a");
+            controlPlane().startOperator("replica-b");
+            await("replica-b to stand by").during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(10))
+                    .until(() -> "replica-a".equals(leaseHolder()));
+            edit(c -> c.getSpec().setSettings(new KvSettings().maxValueBytes(SMALL_LIMIT).writeRate(5_000)));
+            awaitCluster("replica-a to apply the settings", STEP_TIMEOUT, k -> settled(k, 3)
+                    && k.getStatus().getSettings() != null && Integer.valueOf(5_000).equals(k.getStatus().getSettings().getWriteRate()));
+
+            controlPlane().stopFirstOperator();
+            await("replica-b to take the Lease").atMost(t(Duration.ofSeconds(60))).until(() -> "replica-b".equals(leaseHolder()));
+            int rate = 5_001;
+            edit(c -> c.getSpec().setSettings(new KvSettings().maxValueBytes(SMALL_LIMIT).writeRate(rate)));
+            awaitCluster("replica-b to apply the next settings", STEP_TIMEOUT, k -> settled(k, 3)
+                    && k.getStatus().getSettings() != null && Integer.valueOf(rate).equals(k.getStatus().getSettings().getWriteRate()));
+            assertNoViolations();
+        });
+    }
+
+    String leaseHolder() {
+        var lease = client.leases().inNamespace(ControlPlaneCluster.OPERATOR_NAMESPACE).withName(ControlPlaneCluster.RELEASE).get();
+        return lease == null || lease.getSpec() == null ? null : lease.getSpec().getHolderIdentity();
     }
 
     PersistentVolumeClaim claim(String name) {

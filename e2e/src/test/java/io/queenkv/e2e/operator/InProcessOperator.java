@@ -30,11 +30,21 @@ final class InProcessOperator implements AutoCloseable {
      */
     InProcessOperator(KubernetesClient client, String namespace, HttpNodeAdmin.AddressResolver plaintext, PodTunnel tunnel,
                       boolean serverSideApply) {
+        this(client, namespace, plaintext, tunnel, serverSideApply, null);
+    }
+
+    /**
+     * @param election the Lease this replica competes for (null: none), as {@code OperatorMain} configures it
+     *                 except that losing the lease stops this replica instead of exiting the JVM
+     */
+    InProcessOperator(KubernetesClient client, String namespace, HttpNodeAdmin.AddressResolver plaintext, PodTunnel tunnel,
+                      boolean serverSideApply, io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration election) {
         HttpNodeAdmin admin = new HttpNodeAdmin(client, node -> node.tls() ? URI.create(node.httpUrl()) : plaintext.baseUri(node),
                 () -> HttpClient.newBuilder().proxy(tunnel.proxy()), Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(60));
         QueenKvReconciler reconciler = new QueenKvReconciler(admin, TIMING, Clock.systemUTC());
         operator = new Operator(o -> {
             o.withKubernetesClient(client).withCloseClientOnStop(false);
+            if (election != null) o.withLeaderElectionConfiguration(election);
             if (!serverSideApply)
                 o.withSSABasedCreateUpdateMatchForDependentResources(false).withUseSSAToPatchPrimaryResource(false);
         });

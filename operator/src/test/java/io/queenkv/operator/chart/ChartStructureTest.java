@@ -194,7 +194,7 @@ class ChartStructureTest {
         assertThat(rule.get("apiGroups")).extracting(JsonNode::asText).containsExactly("coordination.k8s.io");
         assertThat(rule.get("resources")).extracting(JsonNode::asText).containsExactly("leases");
         assertThat(rule.get("verbs")).extracting(JsonNode::asText)
-                .containsExactlyInAnyOrder("get", "create", "update");
+                .containsExactlyInAnyOrder("get", "create", "update", "patch");
         String deployment = template("deployment.yaml");
         assertThat(deployment).contains(io.queenkv.operator.OperatorMain.LEASE_NAME, io.queenkv.operator.OperatorMain.LEASE_NAMESPACE,
                 "fieldPath: metadata.namespace", "replicas: {{ .Values.replicaCount }}");
