@@ -52,9 +52,4 @@ final class ClusterEvents {
             LOG.warn("{}/{}: could not record the event {} {}: {}", Model.namespace(c), Model.name(c), reason, message, e.getMessage());
         }
     }
-
-    /** Forgets a deleted resource. */
-    void forget(QueenKvCluster c) {
-        if (c.getMetadata().getUid() != null) last.remove(c.getMetadata().getUid());
-    }
 }

@@ -66,14 +66,17 @@ final class JsonErrorHandler extends ErrorHandler {
 
     /** Jetty's decoder says "!hex" of a % not followed by two hex digits. */
     private static boolean badEscape(Throwable cause) {
-        for (Throwable t = cause; t != null; t = t.getCause())
-            if (t.getMessage() != null && t.getMessage().startsWith("!hex")) return true;
-        return false;
+        return anyMessage(cause, m -> m.startsWith("!hex"));
     }
 
     private static boolean mentionsPath(Throwable cause) {
+        return anyMessage(cause, m -> m.toLowerCase(Locale.ROOT).contains("path"));
+    }
+
+    /** Whether a message along the cause chain matches (Jetty wraps the real reason in generic ones). */
+    private static boolean anyMessage(Throwable cause, java.util.function.Predicate<String> test) {
         for (Throwable t = cause; t != null; t = t.getCause())
-            if (t.getMessage() != null && t.getMessage().toLowerCase(Locale.ROOT).contains("path")) return true;
+            if (t.getMessage() != null && test.test(t.getMessage())) return true;
         return false;
     }
 
