@@ -66,6 +66,12 @@ final class KvStateMachine extends BaseStateMachine {
         return t;
     });
     private Future<?> writing;
+    /**
+     * The newest snapshot this state machine wrote or loaded, never ahead of its applied state. Not
+     * read from the directory: a snapshot installed from the leader lands there before it is loaded,
+     * and answering its index to Ratis would claim a state not yet applied.
+     */
+    private long snapshotIndex = -1;
     /** A backup the group being created starts from, until {@link #initialize} has used it. */
     private volatile Path restoreOnCreation;
     /** The last instant this node stamped as leader; stamps never go backwards. */
@@ -122,11 +128,13 @@ final class KvStateMachine extends BaseStateMachine {
     /** Ratis pauses the state machine before it installs a snapshot from the leader, then reinitializes it. */
     @Override
     public void pause() {
-        awaitSnapshotWrite();
-        if (getLifeCycleState() == LifeCycle.State.RUNNING) {
-            getLifeCycle().transition(LifeCycle.State.PAUSING);
-            getLifeCycle().transition(LifeCycle.State.PAUSED);
+        synchronized (snapshotWriter) { // no write starts after this, so none lands in the installed directory
+            if (getLifeCycleState() == LifeCycle.State.RUNNING) {
+                getLifeCycle().transition(LifeCycle.State.PAUSING);
+                getLifeCycle().transition(LifeCycle.State.PAUSED);
+            }
         }
+        awaitSnapshotWrite();
     }
 
     @Override
@@ -236,11 +244,13 @@ final class KvStateMachine extends BaseStateMachine {
      * by {@link #snapshotWriter} while applies go on. Ratis is told only of snapshots that are
      * complete on disk: this answers the newest one, and while a write is under way it answers that
      * same index again (Ratis asks again on later applies and purges the log up to what it is told).
+     * While paused for an install from the leader nothing is written.
      */
     @Override
     public long takeSnapshot() {
         synchronized (snapshotWriter) {
             if (writing != null && !writing.isDone()) return writtenIndex();
+            if (getLifeCycleState() != LifeCycle.State.RUNNING) return writtenIndex();
             KvEngine.Frozen state;
             TermIndex last;
             lock.readLock().lock();
@@ -269,10 +279,11 @@ final class KvStateMachine extends BaseStateMachine {
         }
     }
 
-    /** The index of the newest snapshot complete on disk, -1 when there is none. */
+    /** The index of the newest snapshot this state machine wrote or loaded, -1 when there is none. */
     long writtenIndex() {
-        SingleFileSnapshotInfo latest = storage.getLatestSnapshot();
-        return latest == null ? -1 : latest.getIndex();
+        synchronized (snapshotWriter) {
+            return snapshotIndex;
+        }
     }
 
     private void write(KvEngine.Frozen state, TermIndex last) {
@@ -285,9 +296,11 @@ final class KvStateMachine extends BaseStateMachine {
             Files.move(temp.toPath(), file.toPath(), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             MD5Hash md5 = MD5FileUtil.computeAndSaveMd5ForFile(file);
             synchronized (snapshotWriter) {
-                // A snapshot installed from the leader meanwhile may be newer: never step back.
-                if (last.getIndex() > writtenIndex())
+                // Never step back (an install from the leader waits for this write; see pause()).
+                if (last.getIndex() > snapshotIndex) {
                     storage.updateLatestSnapshot(new SingleFileSnapshotInfo(new FileInfo(file.toPath(), md5), last));
+                    snapshotIndex = last.getIndex();
+                }
             }
             LOG.info("snapshot at log index {} written ({} keys)", last.getIndex(), state.keyCount());
         } catch (IOException | RuntimeException e) {
@@ -332,6 +345,9 @@ final class KvStateMachine extends BaseStateMachine {
             setLastAppliedTermIndex(snapshot.getTermIndex());
         } finally {
             lock.writeLock().unlock();
+        }
+        synchronized (snapshotWriter) {
+            snapshotIndex = snapshot.getIndex();
         }
     }
 }

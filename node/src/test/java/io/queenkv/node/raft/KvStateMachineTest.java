@@ -1,7 +1,13 @@
 package io.queenkv.node.raft;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -11,7 +17,15 @@ import org.apache.ratis.proto.RaftProtos.StateMachineLogEntryProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.statemachine.TransactionContext;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.util.SizeInBytes;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import io.queenkv.node.kv.Entry;
 import io.queenkv.node.kv.EntryCodec;
@@ -21,7 +35,10 @@ import io.queenkv.node.kv.KvEngine;
 import io.queenkv.node.kv.Op;
 import io.queenkv.node.kv.Settings;
 
-/** Apply never throws: an entry that does not decode is skipped alike on every node, and the next one applies. */
+/**
+ * Apply never throws: an entry that does not decode is skipped alike on every node, and the next one
+ * applies. A snapshot is never claimed ahead of the applied state.
+ */
 class KvStateMachineTest {
     static final long T0 = 1_790_000_000_000_000L;
 
@@ -42,6 +59,56 @@ class KvStateMachineTest {
         assertThat(applied).isCompleted().isNotCompletedExceptionally();
         assertThat(sm.getLastAppliedTermIndex().getIndex()).isEqualTo(3);
         assertThat(sm.withEngine(KvEngine::keyCount)).isEqualTo(1);
+    }
+
+    /**
+     * Ratis installs a snapshot from the leader by pausing the state machine, moving the files into
+     * its directory and only then reloading it; meanwhile the apply thread may ask for a snapshot. An
+     * answer ahead of the applied index makes Ratis close the server ("Bug in StateMachine").
+     */
+    @Test
+    void aSnapshotLandingFromTheLeaderIsNotClaimedBeforeItIsLoaded(@TempDir Path dir) throws IOException {
+        KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0);
+        RaftStorage storage = initialized(sm, dir);
+        for (long i = 1; i <= 3; i++) sm.applyTransaction(committed(sm, i, EntryCodec.encode(put("k" + i))));
+
+        sm.pause();
+        File installed = new File(storage.getStorageDir().getStateMachineDir(), "snapshot.7_100");
+        Files.writeString(installed.toPath(), "being installed");
+
+        assertThat(sm.takeSnapshot()).as("answered while paused for an install").isEqualTo(-1);
+        sm.close();
+        assertThat(storage.getStorageDir().getStateMachineDir().list())
+                .as("nothing written while paused").containsExactly("snapshot.7_100");
+    }
+
+    @Test
+    void aSnapshotIsAnsweredOnceWrittenAndNeverAheadOfTheAppliedIndex(@TempDir Path dir) throws IOException {
+        KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0);
+        RaftStorage storage = initialized(sm, dir);
+        for (long i = 1; i <= 3; i++) sm.applyTransaction(committed(sm, i, EntryCodec.encode(put("k" + i))));
+        Files.writeString(new File(storage.getStorageDir().getStateMachineDir(), "snapshot.7_100").toPath(), "a stray file");
+
+        assertThat(sm.takeSnapshot()).as("the first write has only started").isLessThanOrEqualTo(3);
+        await().atMost(Duration.ofSeconds(10)).until(() -> sm.takeSnapshot() == 3);
+        sm.close();
+    }
+
+    /** The state machine on its own storage under {@code dir}, for a real server that is built and never started. */
+    private static RaftStorage initialized(KvStateMachine sm, Path dir) throws IOException {
+        RaftStorage storage = RaftStorage.newBuilder().setDirectory(dir.toFile())
+                .setOption(RaftStorage.StartupOption.FORMAT).setStorageFreeSpaceMin(SizeInBytes.ONE_MB).build();
+        storage.initialize();
+        RaftProperties p = new RaftProperties();
+        GrpcConfigKeys.Server.setPort(p, 0);
+        RaftServer server = RaftServer.newBuilder().setServerId(RaftPeerId.valueOf("n1")).setStateMachine(sm).setProperties(p).build();
+        sm.initialize(server, RaftGroupId.randomId(), storage);
+        return storage;
+    }
+
+    private static Entry put(String key) {
+        return new Entry.WriteCall(T0, "t", null, null,
+                List.of(new Op.Put("ns", key, JsonValue.of("1"), Expiry.FOREVER, null, false)));
     }
 
     private static TransactionContext committed(KvStateMachine sm, long index, byte[] data) {
