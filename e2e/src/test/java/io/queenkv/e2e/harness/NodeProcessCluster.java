@@ -612,10 +612,23 @@ public final class NodeProcessCluster implements AutoCloseable {
             if (!Files.exists(h.logFile)) return "  (no log " + h.logFile + ")\n";
             List<String> lines = Files.readAllLines(h.logFile, StandardCharsets.UTF_8);
             List<String> last = lines.subList(Math.max(0, lines.size() - LOG_TAIL_LINES), lines.size());
-            return "----- last " + last.size() + " lines of " + h.logFile + "\n" + String.join("\n", last) + "\n";
+            return firstErrors(h, lines)
+                    + "----- last " + last.size() + " lines of " + h.logFile + "\n" + String.join("\n", last) + "\n";
         } catch (IOException | java.io.UncheckedIOException e) {
             return "  (could not read " + h.logFile + ": " + e + ")\n";
         }
+    }
+
+    /** The first lines logged at ERROR, each with the few lines after it (its cause): often the start of a failure. */
+    private static String firstErrors(NodeHandle h, List<String> lines) {
+        StringBuilder sb = new StringBuilder();
+        int shown = 0;
+        for (int i = 0; i < lines.size() && shown < 3; i++) {
+            if (!lines.get(i).contains(" ERROR ")) continue;
+            if (shown++ == 0) sb.append("----- first errors in ").append(h.logFile).append('\n');
+            lines.subList(i, Math.min(lines.size(), i + 6)).forEach(l -> sb.append(l).append('\n'));
+        }
+        return sb.toString();
     }
 
     private void awaitOrFail(String what, Duration timeout, java.util.concurrent.Callable<Boolean> condition) {
