@@ -165,15 +165,8 @@ public final class ReplicatedKv implements AutoCloseable {
 
     /** A Raft client of this cluster's group that knows {@code peers}; every client of this node is made here. */
     RaftClient newClient(List<RaftPeer> peers, RetryPolicy retry) {
-        return newClient(peers, retry, REQUEST_TIMEOUT.toLong(TimeUnit.MILLISECONDS));
-    }
-
-    /** As {@link #newClient(List, RetryPolicy)}, waiting up to {@code timeoutMs} for each answer. */
-    RaftClient newClient(List<RaftPeer> peers, RetryPolicy retry, long timeoutMs) {
-        RaftProperties properties = clientProperties();
-        RaftClientConfigKeys.Rpc.setRequestTimeout(properties, TimeDuration.valueOf(timeoutMs, TimeUnit.MILLISECONDS));
         return RaftClient.newBuilder()
-                .setProperties(properties)
+                .setProperties(clientProperties())
                 .setParameters(rpcParameters)
                 .setRaftGroup(RaftGroup.valueOf(groupId, peers))
                 .setLeaderId(null)
@@ -190,6 +183,10 @@ public final class ReplicatedKv implements AutoCloseable {
         RaftServerConfigKeys.Rpc.setTimeoutMin(p, TimeDuration.valueOf(1, TimeUnit.SECONDS));
         RaftServerConfigKeys.Rpc.setTimeoutMax(p, TimeDuration.valueOf(2, TimeUnit.SECONDS));
         RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
+        // Heartbeats on the append stream, not on a channel of their own: a heartbeat answered while
+        // the leader backs off over a follower's divergent tail lets Ratis 3.3 take that tail for
+        // matched, and it then never backs off past it (the follower stays behind for good).
+        GrpcConfigKeys.Server.setHeartbeatChannel(p, false);
         RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
         RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, config.snapshotEveryEntries());
         RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
