@@ -234,6 +234,44 @@ class LostDiskTest {
         assertEveryKeyOn(cluster.url(member), "k", written);
     }
 
+    /**
+     * A member demoted while something else answered on its address (here a node of another cluster)
+     * gets its own disk back: it holds the group with its old log, is caught up by the leader as a
+     * learner and votes again, with every key.
+     */
+    @Test
+    void aDemotedMemberWhoseOwnDiskComesBackVotesAgain() {
+        cluster = startCluster();
+        Map<String, Long> written = writeKeys(cluster.url(cluster.leaderId()), "k", KEYS);
+        String member = cluster.anyFollower();
+        String clusterId = cluster.clusterId();
+
+        cluster.stop(member);
+        Path ownDisk = cluster.wipe(member);
+        cluster.setEnv(member, "QUEEN_KV_CLUSTER_ID", "another-cluster");
+        cluster.restartNoWait(member);
+        await(member + " to be a learner").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(250)).until(() -> {
+            JsonNode leader = leaderStatus();
+            return leader != null && leader.path("clusterId").asText().equals(clusterId) && roleOf(leader, member).equals("learner");
+        });
+        Map<String, Long> meanwhile = writeKeys(cluster.url(cluster.leaderId()), "m", 200);
+
+        cluster.stop(member);
+        cluster.setEnv(member, "QUEEN_KV_CLUSTER_ID", clusterId);
+        cluster.restoreDataDir(member, ownDisk);
+        cluster.restartNoWait(member);
+        await(member + " to vote again").atMost(REPAIR_BUDGET).pollInterval(Duration.ofMillis(250)).until(() -> {
+            JsonNode s = leaderStatus();
+            return s != null && s.path("readmitting").isEmpty() && roleOf(s, member).equals("follower")
+                    && status(member).path("membership").asText().equals("member");
+        });
+        cluster.awaitReady(member, NodeProcessCluster.READY_TIMEOUT);
+        ClusterChecks.awaitConverged(cluster, cluster.ids(), Duration.ofSeconds(30));
+        assertEveryKeyOn(cluster.url(member), "k", written);
+        assertEveryKeyOn(cluster.url(member), "m", meanwhile);
+        assertNewVersionsAreFresh(cluster.url(member), meanwhile);
+    }
+
     // ---- helpers -------------------------------------------------------------------------------
 
     /** Writes {@code count} keys in calls of 100 puts; answers key → acknowledged version. */
