@@ -51,8 +51,9 @@ final class Binary {
 
     static String readString(DataInput in) throws IOException {
         int length = readVarInt(in);
-        // A corrupt length must not allocate gigabytes: never more than the input still holds.
-        if (in instanceof InputStream stream && length > stream.available())
+        // A corrupt length must not allocate gigabytes: never more than the input still holds. Asked
+        // only of lengths past 64 KiB, since asking may cost a system call.
+        if (length > (1 << 16) && in instanceof InputStream stream && length > stream.available())
             throw new IOException("string of " + length + " bytes past the end of the input");
         byte[] bytes = new byte[length];
         in.readFully(bytes);

@@ -1,14 +1,15 @@
 package io.queenkv.node.kv;
 
+import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.zip.CRC32C;
-import java.util.zip.CheckedInputStream;
 import java.util.zip.CheckedOutputStream;
 
 import io.queenkv.node.kv.KvEngine.IdempotencyId;
@@ -34,7 +35,8 @@ public final class SnapshotCodec {
     /** Writes a state frozen at one log index ({@link KvEngine#freeze}); the engine may change meanwhile. */
     public static void write(KvEngine.Frozen state, OutputStream target) throws IOException {
         CheckedOutputStream checked = new CheckedOutputStream(target, new CRC32C());
-        DataOutputStream out = new DataOutputStream(checked);
+        // Buffered before the checksum, so the CRC runs over 64 KiB blocks, not byte by byte.
+        DataOutputStream out = new DataOutputStream(new BufferedOutputStream(checked, 1 << 16));
         out.writeInt(MAGIC);
         out.writeInt(FORMAT);
         out.writeLong(state.nextVersion());
@@ -81,7 +83,7 @@ public final class SnapshotCodec {
     }
 
     private static KvEngine readChecked(InputStream source, Settings seed) throws IOException {
-        CheckedInputStream checked = new CheckedInputStream(source, new CRC32C());
+        ChecksummedInput checked = new ChecksummedInput(source);
         DataInputStream in = new DataInputStream(checked);
         if (in.readInt() != MAGIC) throw new IOException("not a Queen KV snapshot");
         int format = in.readInt();
@@ -104,9 +106,71 @@ public final class SnapshotCodec {
             long expiresAt = in.readLong();
             engine.idempotency.put(id, new IdempotencyRecord(fingerprint, OutcomeCodec.read(in), expiresAt));
         }
-        long expected = checked.getChecksum().getValue();
-        long stored = new DataInputStream(source).readLong();
+        long expected = checked.checksum();
+        long stored = in.readLong();
         if (stored != expected) throw new IOException("snapshot checksum mismatch");
         return engine;
+    }
+
+    /**
+     * Reads {@code source} through a buffer of its own and keeps the CRC32C of the bytes handed out
+     * so far, computed a block at a time: it may read ahead past the body into the checksum that
+     * follows it without counting those bytes.
+     */
+    private static final class ChecksummedInput extends InputStream {
+        private final InputStream source;
+        private final CRC32C crc = new CRC32C();
+        private final byte[] buffer = new byte[1 << 16];
+        private int pos, limit, counted; // counted: buffer[0, counted) is in the CRC
+
+        ChecksummedInput(InputStream source) {
+            this.source = source;
+        }
+
+        /** The CRC32C of every byte read so far. */
+        long checksum() {
+            count();
+            return crc.getValue();
+        }
+
+        private void count() {
+            crc.update(buffer, counted, pos - counted);
+            counted = pos;
+        }
+
+        private boolean fill() throws IOException {
+            count();
+            int n = source.read(buffer, 0, buffer.length);
+            if (n <= 0) return false;
+            pos = counted = 0;
+            limit = n;
+            return true;
+        }
+
+        @Override
+        public int read() throws IOException {
+            if (pos == limit && !fill()) return -1;
+            return buffer[pos++] & 0xFF;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) throws IOException {
+            if (len == 0) return 0;
+            if (pos == limit && !fill()) return -1;
+            int n = Math.min(len, limit - pos);
+            System.arraycopy(buffer, pos, b, off, n);
+            pos += n;
+            return n;
+        }
+
+        @Override
+        public int available() throws IOException {
+            return (limit - pos) + source.available();
+        }
+
+        @Override
+        public long skip(long n) throws EOFException {
+            throw new EOFException("a snapshot is read whole"); // skipping would leave bytes out of the CRC
+        }
     }
 }
