@@ -68,12 +68,7 @@ class LostDiskTest {
             cluster.wipe(follower);
             cluster.restartNoWait(follower);
             // Re-admitted with no manual step: a learner first, then a voter again once caught up.
-            await(follower + " to be re-admitted as a voting member").atMost(REPAIR_BUDGET).pollInterval(Duration.ofMillis(250))
-                    .until(() -> {
-                        JsonNode s = leaderStatus();
-                        return s != null && s.path("readmitting").isEmpty() && roleOf(s, follower).equals("follower")
-                                && status(follower).path("membership").asText().equals("member");
-                    });
+            awaitVotingAgain(follower);
             cluster.awaitReady(follower, NodeProcessCluster.READY_TIMEOUT);
             writer.awaitAcksSince(System.nanoTime(), 20, Duration.ofSeconds(20));
             writer.stop();
@@ -113,11 +108,7 @@ class LostDiskTest {
         cluster.resume(member);
         cluster.restartNoWait(leader);
 
-        await(member + " to vote again").atMost(REPAIR_BUDGET).pollInterval(Duration.ofMillis(250)).until(() -> {
-            JsonNode s = leaderStatus();
-            return s != null && s.path("readmitting").isEmpty() && roleOf(s, member).equals("follower")
-                    && status(member).path("membership").asText().equals("member");
-        });
+        awaitVotingAgain(member);
         cluster.awaitReady(leader, NodeProcessCluster.READY_TIMEOUT);
         ClusterChecks.awaitConverged(cluster, cluster.ids(), Duration.ofSeconds(30));
         assertEveryKeyOn(cluster.url(member), "k", written);
@@ -168,11 +159,7 @@ class LostDiskTest {
         cluster.stop(returned);
         cluster.restoreDataDir(returned, lostDisks.get(returned));
         cluster.restartNoWait(returned);
-        await(stillBlank + " to be re-admitted").atMost(REPAIR_BUDGET).pollInterval(Duration.ofMillis(250)).until(() -> {
-            JsonNode s = leaderStatus();
-            return s != null && s.path("readmitting").isEmpty() && roleOf(s, stillBlank).equals("follower")
-                    && status(stillBlank).path("membership").asText().equals("member");
-        });
+        awaitVotingAgain(stillBlank);
         ClusterChecks.awaitConverged(cluster, cluster.ids(), Duration.ofSeconds(30));
         for (String id : List.of(intact, returned, stillBlank)) assertEveryKeyOn(cluster.url(id), "k", written);
         assertNewVersionsAreFresh(cluster.url(stillBlank), written);
@@ -225,11 +212,7 @@ class LostDiskTest {
         cluster.setEnv(member, "QUEEN_KV_CLUSTER_ID", clusterId);
         cluster.wipe(member);
         cluster.restartNoWait(member);
-        await(member + " to vote again").atMost(REPAIR_BUDGET).pollInterval(Duration.ofMillis(250)).until(() -> {
-            JsonNode s = leaderStatus();
-            return s != null && s.path("readmitting").isEmpty() && roleOf(s, member).equals("follower")
-                    && status(member).path("membership").asText().equals("member");
-        });
+        awaitVotingAgain(member);
         ClusterChecks.awaitConverged(cluster, cluster.ids(), Duration.ofSeconds(30));
         assertEveryKeyOn(cluster.url(member), "k", written);
     }
@@ -260,11 +243,7 @@ class LostDiskTest {
         cluster.setEnv(member, "QUEEN_KV_CLUSTER_ID", clusterId);
         cluster.restoreDataDir(member, ownDisk);
         cluster.restartNoWait(member);
-        await(member + " to vote again").atMost(REPAIR_BUDGET).pollInterval(Duration.ofMillis(250)).until(() -> {
-            JsonNode s = leaderStatus();
-            return s != null && s.path("readmitting").isEmpty() && roleOf(s, member).equals("follower")
-                    && status(member).path("membership").asText().equals("member");
-        });
+        awaitVotingAgain(member);
         cluster.awaitReady(member, NodeProcessCluster.READY_TIMEOUT);
         ClusterChecks.awaitConverged(cluster, cluster.ids(), Duration.ofSeconds(30));
         assertEveryKeyOn(cluster.url(member), "k", written);
@@ -307,6 +286,15 @@ class LostDiskTest {
         KvHttp.Reply r = http.put(url, NS, "fresh-" + System.nanoTime(), KvHttp.value(0));
         assertThat(r.ok()).as("write: %s", r).isTrue();
         assertThat(r.result(0).path("version").asLong()).isGreaterThan(highest);
+    }
+
+    /** Waits until the leader lists {@code member} as a voter and re-admits no one, and the member holds the group. */
+    private void awaitVotingAgain(String member) {
+        await(member + " to vote again").atMost(REPAIR_BUDGET).pollInterval(Duration.ofMillis(250)).until(() -> {
+            JsonNode s = leaderStatus();
+            return s != null && s.path("readmitting").isEmpty() && roleOf(s, member).equals("follower")
+                    && status(member).path("membership").asText().equals("member");
+        });
     }
 
     private JsonNode status(String id) {

@@ -54,7 +54,16 @@ public final class KvEngine {
 
     record IdempotencyId(String tenant, String key) {}
 
-    record IdempotencyRecord(String fingerprint, Outcome outcome, long expiresAt) {}
+    /**
+     * A recorded answer, held encoded ({@link OutcomeCodec}): records outnumber rows when every write
+     * carries a key (the SDK's do) and are kept 10 minutes, so they stay compact in memory and every
+     * snapshot copies their bytes instead of encoding them again. Decoded only when a retry asks.
+     */
+    record IdempotencyRecord(String fingerprint, byte[] encodedOutcome, long expiresAt) {
+        Outcome outcome() {
+            return OutcomeCodec.decode(encodedOutcome);
+        }
+    }
 
     final Map<Scope, NavigableMap<String, Row>> spaces = new HashMap<>();
     final NavigableSet<Due> dueRows = new TreeSet<>(Due.ORDER);
@@ -152,7 +161,8 @@ public final class KvEngine {
                 return recorded.fingerprint().equals(call.fingerprint()) ? recorded.outcome() : new IdempotencyKeyReused();
         }
         Outcome outcome = new Evaluation(call.tenant(), now).run(call.ops());
-        if (id != null) idempotency.put(id, new IdempotencyRecord(call.fingerprint(), outcome, now + IDEMPOTENCY_RETENTION_MICROS));
+        if (id != null)
+            idempotency.put(id, new IdempotencyRecord(call.fingerprint(), OutcomeCodec.encode(outcome), now + IDEMPOTENCY_RETENTION_MICROS));
         return outcome;
     }
 

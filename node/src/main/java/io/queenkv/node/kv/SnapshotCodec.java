@@ -62,7 +62,7 @@ public final class SnapshotCodec {
             Binary.writeString(out, e.getKey().key());
             Binary.writeString(out, e.getValue().fingerprint());
             out.writeLong(e.getValue().expiresAt());
-            OutcomeCodec.write(out, e.getValue().outcome());
+            out.write(e.getValue().encodedOutcome()); // the bytes OutcomeCodec.write gives: the format is unchanged
         }
         out.flush();
         new DataOutputStream(target).writeLong(checked.getChecksum().getValue());
@@ -104,7 +104,7 @@ public final class SnapshotCodec {
             IdempotencyId id = new IdempotencyId(Binary.readString(in), Binary.readString(in));
             String fingerprint = Binary.readString(in);
             long expiresAt = in.readLong();
-            engine.idempotency.put(id, new IdempotencyRecord(fingerprint, OutcomeCodec.read(in), expiresAt));
+            engine.idempotency.put(id, new IdempotencyRecord(fingerprint, OutcomeCodec.encode(OutcomeCodec.read(in)), expiresAt));
         }
         long expected = checked.checksum();
         long stored = in.readLong();
