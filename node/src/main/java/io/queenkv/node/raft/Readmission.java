@@ -48,8 +48,8 @@ import org.slf4j.LoggerFactory;
 final class Readmission {
     private static final Logger LOG = LoggerFactory.getLogger(Readmission.class);
     static final long CAUGHT_UP_GAP = 100;
-    /** How long a handover of leadership after a demotion may take. */
-    private static final long HANDOVER_WAIT_MS = 5_000;
+    /** How long a handover of leadership after a demotion may take: within the node's Raft request timeout (3 s). */
+    private static final long HANDOVER_WAIT_MS = 2_500;
 
     private final ReplicatedKv kv;
     private final MemberProbe probe;
