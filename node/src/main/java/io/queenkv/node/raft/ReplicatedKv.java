@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -247,7 +248,7 @@ public final class ReplicatedKv implements AutoCloseable {
      */
     public Future<Outcome> write(Entry entry) {
         Message message = Message.valueOf(ByteString.copyFrom(EntryCodec.encode(entry)));
-        if (!isLeader()) return submit(() -> outcomeOf(sendToLeader(message)));
+        if (!isLeader()) return submit(() -> outcomeOf(sendToLeader(forwardable(entry))));
         CompletableFuture<Outcome> outcome = new CompletableFuture<>();
         submitLocally(message, RaftClientRequest.writeRequestType()).whenComplete((reply, failure) -> {
             Throwable why = failureOf(reply, failure);
@@ -256,7 +257,7 @@ public final class ReplicatedKv implements AutoCloseable {
             } else if (notLeader(why)) {
                 // Refused before it entered the log: the leader is elsewhere now, so send it there.
                 try {
-                    outcome.completeAsync(() -> outcomeOf(sendToLeader(message)), callers);
+                    outcome.completeAsync(() -> outcomeOf(sendToLeader(forwardable(entry))), callers);
                 } catch (RejectedExecutionException e) {
                     outcome.completeExceptionally(tooManyCalls());
                 }
@@ -266,6 +267,22 @@ public final class ReplicatedKv implements AutoCloseable {
         });
         return outcome;
     }
+
+    /**
+     * The entry as sent to the leader through the node's client. That client sends again what got no
+     * answer in time, and Ratis' retry cache does not catch a resend that reaches a new leader before
+     * it applied the first copy: both would apply. So a write call without an {@code Idempotency-Key}
+     * gets one here, which no HTTP header can carry (it starts with a control character), and the
+     * engine answers a second copy with the first one's outcome.
+     */
+    static Message forwardable(Entry entry) {
+        if (entry instanceof Entry.WriteCall call && call.idempotencyKey() == null)
+            entry = new Entry.WriteCall(call.instant(), call.tenant(), FORWARDED_KEY_PREFIX + UUID.randomUUID(), FORWARDED_FINGERPRINT, call.ops());
+        return Message.valueOf(ByteString.copyFrom(EntryCodec.encode(entry)));
+    }
+
+    static final String FORWARDED_KEY_PREFIX = "\u0001forwarded ";
+    private static final String FORWARDED_FINGERPRINT = "\u0001forwarded";
 
     /** Proposes one log entry through the node's client and blocks until it is applied; the reply carries its log index. */
     RaftClientReply propose(Entry entry) {

@@ -33,6 +33,8 @@ import io.queenkv.node.kv.Expiry;
 import io.queenkv.node.kv.JsonValue;
 import io.queenkv.node.kv.KvEngine;
 import io.queenkv.node.kv.Op;
+import io.queenkv.node.kv.Outcome;
+import io.queenkv.node.kv.Result;
 import io.queenkv.node.kv.Settings;
 
 /**
@@ -92,6 +94,28 @@ class KvStateMachineTest {
         assertThat(sm.takeSnapshot()).as("the first write has only started").isLessThanOrEqualTo(3);
         await().atMost(Duration.ofSeconds(10)).until(() -> sm.takeSnapshot() == 3);
         sm.close();
+    }
+
+    /**
+     * The node's client sends a forwarded write again when no answer came in time; a copy that
+     * reaches a new leader before it applied the first is appended too. Both copies apply as one.
+     */
+    @Test
+    void aForwardedWriteSentTwiceAppliesOnce() {
+        KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0);
+        Entry.WriteCall call = new Entry.WriteCall(T0, "t", null, null,
+                List.of(new Op.Incr("ns", "n", java.math.BigDecimal.ONE, null, null, Expiry.FOREVER, false)));
+        byte[] forwarded = ReplicatedKv.forwardable(call).getContent().toByteArray();
+        assertThat(EntryCodec.decode(forwarded)).isInstanceOfSatisfying(Entry.WriteCall.class,
+                c -> assertThat(c.idempotencyKey()).startsWith(ReplicatedKv.FORWARDED_KEY_PREFIX).matches("\\u0001.*"));
+
+        Message first = sm.applyTransaction(committed(sm, 1, forwarded)).join();
+        Message second = sm.applyTransaction(committed(sm, 2, forwarded)).join();
+
+        assertThat(second.getContent()).isEqualTo(first.getContent());
+        Outcome read = sm.withEngine(e -> e.read("t", List.of(new Op.Get("ns", "n", false)), T0));
+        assertThat(read).isInstanceOfSatisfying(Outcome.Completed.class, c -> assertThat(c.results().get(0))
+                .isInstanceOfSatisfying(Result.GetResult.class, g -> assertThat(g.row().value()).isEqualTo(JsonValue.of("1"))));
     }
 
     /** The state machine on its own storage under {@code dir}, for a real server that is built and never started. */
