@@ -78,6 +78,7 @@ class RestoreTest {
                 "{\"id\":\"n4\",\"raftAddress\":\"127.0.0.1:" + raft + "\",\"httpAddress\":\"127.0.0.1:" + http + "\"}");
         assertThat(added.statusCode()).as(added.body()).isEqualTo(200);
         joiner.awaitReady();
+        LocalNode.awaitSettled(nodes);
         JsonNode joined = rows(joiner);
         assertThat(joined.size()).isEqualTo(before.size() + 1);
         for (JsonNode row : before) assertThat(joined).contains(row);

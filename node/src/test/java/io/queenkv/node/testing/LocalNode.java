@@ -93,7 +93,28 @@ public final class LocalNode implements AutoCloseable {
             nodes.add(new LocalNode(env, null));
         }
         for (LocalNode n : nodes) n.awaitReady();
+        awaitSettled(nodes);
         return nodes;
+    }
+
+    /**
+     * Waits until a leader counts every one of {@code nodes} as a voter, with no member being
+     * re-admitted and no configuration change under way: a member slow to create its group at
+     * bootstrap is re-admitted by the leader (a learner for a while), which a test must not take for
+     * the state it set up.
+     */
+    public static void awaitSettled(java.util.List<LocalNode> nodes) {
+        Awaitility.await("every member a voter").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100)).until(() -> {
+            for (LocalNode n : nodes) {
+                var division = n.node.replicated().membership();
+                if (division.isEmpty() || !division.get().getInfo().isLeaderReady()) continue;
+                var conf = division.get().getRaftConf();
+                return conf.getPreviousPeers().isEmpty()
+                        && conf.getCurrentPeers(org.apache.ratis.proto.RaftProtos.RaftPeerRole.LISTENER).isEmpty()
+                        && nodes.stream().allMatch(m -> conf.getPeer(m.node.replicated().selfId()) != null);
+            }
+            return false;
+        });
     }
 
     public static LocalNode start(Path dataDir) throws IOException {
