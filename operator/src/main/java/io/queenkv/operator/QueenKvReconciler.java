@@ -364,9 +364,9 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
         int highest = members.stream().mapToInt(Names::ordinalOf).max().orElse(-1);
         if (desired > members.size()) {
             if (!allReady) return Outcome.waiting("scale up waits until every member is ready");
-            // The lowest ordinal missing from the group: past the highest member, or a gap below it (a member
-            // removed by hand, or by a node of an older version that re-admitted lost disks by taking the member
-            // out and back in) whose pod and claim are there: it is added back before any new ordinal.
+            // The lowest ordinal missing from the group: past the highest member, or a gap below it (a member a
+            // leader took out to re-admit it after a lost disk and died before taking it back in) whose pod and
+            // claim are there: it is added back before any new ordinal.
             int add = java.util.stream.IntStream.range(0, desired).filter(k -> !o.isMember(Names.nodeId(k))).findFirst().orElse(highest + 1);
             return record(s, OperationType.ScaleUp, add, null, (add < highest ? "adding back " : "scale up: adding ") + Names.nodeId(add));
         }

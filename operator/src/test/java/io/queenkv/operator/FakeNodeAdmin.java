@@ -113,8 +113,8 @@ final class FakeNodeAdmin implements NodeAdmin {
     }
 
     /**
-     * {@code id} left the configuration without the operator (removed by hand, or half-way through an
-     * older version's re-admission): the leader has it neither as a member nor among those it re-admits.
+     * A leader took {@code id} out to re-admit it and died before taking it back in: the new leader has it
+     * neither in the configuration nor among those it re-admits.
      */
     synchronized void dropOut(String id) {
         members.remove(id);

@@ -23,33 +23,34 @@ import org.slf4j.LoggerFactory;
 /**
  * The leader's repair of members that lost their data. A member restarted on an empty data dir
  * holds no group ({@link Admission}), so it cannot vote; this brings it back as a new incarnation.
- * One step per round, each a compare-and-set on the configuration this leader sees, and the member
- * stays in the configuration throughout, so a later leader carries on from wherever this one stopped:
+ * One step per round, each a compare-and-set on the configuration this leader sees:
  *
  * <ol>
- *   <li><b>Demote, then hand leadership on.</b> A voter that answers on its Raft port without the
- *       group lost its log: it becomes a listener (a non-voting learner) in one committed change. The
- *       change commits on a majority of the remaining voters, all of which hold the log, so no leader
- *       can be elected later that counts this member's vote. This leader still remembers how far
- *       the old incarnation's log reached and would count that toward commits once the member votes
- *       again; so it hands leadership to another voter, whose term starts after the old incarnation
- *       was gone and which knows only what the new one acknowledges.</li>
+ *   <li><b>Demote.</b> A voter that answers on its Raft port without the group lost its log: it
+ *       becomes a listener (a non-voting learner) in one committed change. The change commits on a
+ *       majority of the remaining voters, all of which hold the log, so no leader can be elected
+ *       later that counts this member's vote. Being a listener keeps the intent in the
+ *       configuration: any later leader carries on from here.</li>
  *   <li><b>Give it the group</b>, marked as a listener there too, so it never votes or stands for
  *       election. A node that refuses the group (one of another cluster on a member's address)
  *       stays a listener that receives nothing.</li>
- *   <li><b>Promote</b> a listener holding the group once its applied index reached the commit index
- *       this leader saw first (and is within {@link #CAUGHT_UP_GAP}).</li>
+ *   <li><b>Take it out and back in as a voter.</b> Leaving the configuration makes the leader
+ *       forget how far the old incarnation's log reached; Ratis then stages the member as a new
+ *       peer: it receives a snapshot and the log and only becomes a voter once caught up.</li>
  * </ol>
  *
- * Neither of the last two steps runs in the term in which this leader demoted the member. With no
- * quorum of intact voters there is no leader, so nothing here runs and the cluster stays
+ * A listener that holds the group (its leader changed half-way) is promoted once its applied
+ * index reached the commit index this leader saw first (and is within {@link #CAUGHT_UP_GAP}).
+ * A leader that dies between taking a member out and taking it back in leaves it outside the
+ * configuration (safe, one member short): add it again with {@code POST /api/v1/admin/members}.
+ * With no quorum of intact voters there is no leader, so nothing here runs and the cluster stays
  * unavailable rather than forget. A member that does not answer is left alone: it may hold data.
  */
 final class Readmission {
     private static final Logger LOG = LoggerFactory.getLogger(Readmission.class);
     static final long CAUGHT_UP_GAP = 100;
-    /** How long a handover of leadership after a demotion may take: within the node's Raft request timeout (3 s). */
-    private static final long HANDOVER_WAIT_MS = 2_500;
+    /** How long a configuration change that stages a member may take before this round stops waiting. */
+    private static final long STAGING_WAIT_MS = 30_000;
 
     private final ReplicatedKv kv;
     private final MemberProbe probe;
@@ -58,8 +59,6 @@ final class Readmission {
     /** Per learner without the group: when it was last offered it, so one that refuses is asked only now and then. */
     private final Map<RaftPeerId, Long> lastOffer = new HashMap<>();
     static final long OFFER_EVERY_NANOS = 5_000_000_000L;
-    /** Per member this node demoted: the term it did so in, in which it takes no further step for it. */
-    private final Map<RaftPeerId, Long> demotedInTerm = new HashMap<>();
     private String lastFailure = "";
 
     Readmission(ReplicatedKv kv) {
@@ -78,13 +77,7 @@ final class Readmission {
         if (!conf.getPreviousPeers().isEmpty()) return; // a change is under way
         List<RaftPeer> voters = sorted(conf.getCurrentPeers(RaftPeerRole.FOLLOWER));
         List<RaftPeer> listeners = sorted(conf.getCurrentPeers(RaftPeerRole.LISTENER));
-        long term = leader.getInfo().getCurrentTerm();
-        demotedInTerm.values().removeIf(t -> t != term);
         try {
-            if (!demotedInTerm.isEmpty()) {
-                handOver(voters); // it failed right after the demotion: again, before anything else
-                return;
-            }
             for (RaftPeer listener : listeners) {
                 MemberProbe.Holding holding = probe.probe(listener);
                 long commit = leader.getRaftLog().getLastCommittedIndex();
@@ -95,6 +88,12 @@ final class Readmission {
                     giveGroup(listener, voters, listeners);
                     lastOffer.remove(listener.getId());
                     catchUpTarget.remove(listener.getId());
+                    List<RaftPeer> others = without(listeners, listener);
+                    change(voters, listeners, voters, others, 0);
+                    List<RaftPeer> withMember = new ArrayList<>(voters);
+                    withMember.add(withRole(listener, RaftPeerRole.FOLLOWER));
+                    change(voters, others, withMember, others, STAGING_WAIT_MS);
+                    LOG.info("member {} caught up as a new incarnation: it votes again", listener.getId());
                     return;
                 }
                 if (holding instanceof MemberProbe.Holding.Holds h) {
@@ -102,7 +101,7 @@ final class Readmission {
                     if (h.appliedIndex() >= target && h.appliedIndex() >= commit - CAUGHT_UP_GAP) {
                         List<RaftPeer> newVoters = new ArrayList<>(voters);
                         newVoters.add(withRole(listener, RaftPeerRole.FOLLOWER));
-                        change(voters, listeners, newVoters, without(listeners, listener));
+                        change(voters, listeners, newVoters, without(listeners, listener), 0);
                         catchUpTarget.remove(listener.getId());
                         LOG.info("member {} caught up (applied {} of {}): it votes again", listener.getId(), h.appliedIndex(), commit);
                         return;
@@ -116,10 +115,7 @@ final class Readmission {
                             + " and is re-admitted as a new incarnation", voter.getId());
                     List<RaftPeer> newListeners = new ArrayList<>(listeners);
                     newListeners.add(withRole(voter, RaftPeerRole.LISTENER));
-                    List<RaftPeer> remaining = without(voters, voter);
-                    change(voters, listeners, remaining, newListeners);
-                    demotedInTerm.put(voter.getId(), term);
-                    handOver(remaining);
+                    change(voters, listeners, without(voters, voter), newListeners, 0);
                     return;
                 }
             }
@@ -144,30 +140,15 @@ final class Readmission {
         LOG.info("gave member {} the group as a learner; it catches up from the leader", learner.getId());
     }
 
-    /** Hands leadership to another voter: see the class comment, step 1. */
-    private void handOver(List<RaftPeer> voters) throws IOException {
-        IOException failed = new IOException("no other voter to hand leadership to");
-        for (RaftPeer to : voters) {
-            if (to.getId().equals(kv.selfId())) continue;
-            // Sent to this node itself, as the configuration changes are (see change()).
-            try (RaftClient toSelf = kv.newClient(List.of(kv.division().getPeer()), RetryPolicies.noRetry())) {
-                ReplicatedKv.call(() -> toSelf.admin().transferLeadership(to.getId(), HANDOVER_WAIT_MS));
-                LOG.info("handed leadership to {}: a leader of a later term re-admits the member", to.getId());
-                return;
-            } catch (IOException | RuntimeException e) {
-                failed = new IOException("handing leadership to " + to.getId() + " failed: " + e.getMessage(), e);
-            }
-        }
-        throw failed;
-    }
-
     /**
      * A configuration change sent to this node itself, the leader: the node's shared client may
      * first try a member that lost its disk (it answers that it has no such group, and is no leader).
      */
-    private void change(List<RaftPeer> voters, List<RaftPeer> listeners, List<RaftPeer> newVoters, List<RaftPeer> newListeners) {
+    private void change(List<RaftPeer> voters, List<RaftPeer> listeners, List<RaftPeer> newVoters, List<RaftPeer> newListeners,
+                        long waitMs) {
         RaftPeer self = kv.division().getPeer();
-        try (RaftClient toSelf = kv.newClient(List.of(self), RetryPolicies.noRetry())) {
+        try (RaftClient toSelf = waitMs > 0 ? kv.newClient(List.of(self), RetryPolicies.noRetry(), waitMs)
+                : kv.newClient(List.of(self), RetryPolicies.noRetry())) {
             change(toSelf, voters, listeners, newVoters, newListeners);
         } catch (IOException e) {
             throw ReplicatedKv.unavailable(e);

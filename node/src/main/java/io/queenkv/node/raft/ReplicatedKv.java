@@ -166,8 +166,15 @@ public final class ReplicatedKv implements AutoCloseable {
 
     /** A Raft client of this cluster's group that knows {@code peers}; every client of this node is made here. */
     RaftClient newClient(List<RaftPeer> peers, RetryPolicy retry) {
+        return newClient(peers, retry, REQUEST_TIMEOUT.toLong(TimeUnit.MILLISECONDS));
+    }
+
+    /** As {@link #newClient(List, RetryPolicy)}, waiting up to {@code timeoutMs} for each answer. */
+    RaftClient newClient(List<RaftPeer> peers, RetryPolicy retry, long timeoutMs) {
+        RaftProperties properties = clientProperties();
+        RaftClientConfigKeys.Rpc.setRequestTimeout(properties, TimeDuration.valueOf(timeoutMs, TimeUnit.MILLISECONDS));
         return RaftClient.newBuilder()
-                .setProperties(clientProperties())
+                .setProperties(properties)
                 .setParameters(rpcParameters)
                 .setRaftGroup(RaftGroup.valueOf(groupId, peers))
                 .setLeaderId(null)
