@@ -3,7 +3,6 @@ package io.queenkv.node.kv;
 import java.io.BufferedOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
-import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -166,11 +165,6 @@ public final class SnapshotCodec {
         @Override
         public int available() throws IOException {
             return (limit - pos) + source.available();
-        }
-
-        @Override
-        public long skip(long n) throws EOFException {
-            throw new EOFException("a snapshot is read whole"); // skipping would leave bytes out of the CRC
         }
     }
 }

@@ -254,8 +254,8 @@ public final class ReplicatedKv implements AutoCloseable {
      * node's client sends it to the leader.
      */
     public Future<Outcome> write(Entry entry) {
-        Message message = Message.valueOf(ByteString.copyFrom(EntryCodec.encode(entry)));
         if (!isLeader()) return submit(() -> outcomeOf(sendToLeader(forwardable(entry))));
+        Message message = Message.valueOf(ByteString.copyFrom(EntryCodec.encode(entry)));
         CompletableFuture<Outcome> outcome = new CompletableFuture<>();
         submitLocally(message, RaftClientRequest.writeRequestType()).whenComplete((reply, failure) -> {
             Throwable why = failureOf(reply, failure);
