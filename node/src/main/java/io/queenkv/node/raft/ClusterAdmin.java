@@ -17,6 +17,8 @@ import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.SetConfigurationRequest;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.server.RaftServer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import io.queenkv.node.config.NodeConfig;
 import io.queenkv.node.kv.Entry;
@@ -29,6 +31,7 @@ import io.queenkv.node.kv.Settings;
  * short sequence) through this node's client, answering once the change has committed.
  */
 public final class ClusterAdmin {
+    private static final Logger LOG = LoggerFactory.getLogger(ClusterAdmin.class);
     private static final long TIMEOUT_MS = 20_000;
     /** How long {@link #snapshot} waits for the snapshot file of a large store to be written. */
     private static final long SNAPSHOT_TIMEOUT_MS = 120_000;
@@ -71,7 +74,9 @@ public final class ClusterAdmin {
 
     /**
      * Removes a member (a voter, or a learner being re-admitted), moving leadership off it first.
-     * Refuses to remove the last voter.
+     * Refuses to remove the last voter. A learner removed is also asked to set its copy of the group
+     * aside (renamed, not deleted): a learner outside the configuration that still held the group
+     * would look like one a leader left half-way through re-admitting it, and be taken back in.
      */
     public List<RaftPeer> removeMember(String id) throws IOException {
         var conf = kv.division().getRaftConf();
@@ -88,7 +93,18 @@ public final class ClusterAdmin {
                 .setServersInNewConf(voters.stream().filter(p -> !p.getId().equals(target)).toList())
                 .setListenersInNewConf(listeners.stream().filter(p -> !p.getId().equals(target)).toList())
                 .setMode(SetConfigurationRequest.Mode.COMPARE_AND_SET).build()));
+        if (!voter) listeners.stream().filter(p -> p.getId().equals(target)).findFirst().ifPresent(this::setGroupAside);
         return members();
+    }
+
+    private void setGroupAside(RaftPeer learner) {
+        try (RaftClient direct = kv.newClient(List.of(learner), RetryPolicies.noRetry())) {
+            RaftClientReply reply = direct.getGroupManagementApi(learner.getId()).remove(kv.groupId(), false, true);
+            if (!reply.isSuccess()) LOG.warn("removed learner {} kept its copy of the group: {}", learner.getId(), reply.getException());
+        } catch (IOException e) {
+            LOG.warn("removed learner {} did not answer; stop it or wipe its data dir, or a leader takes it back in: {}",
+                    learner.getId(), e.getMessage());
+        }
     }
 
     /** Moves leadership to {@code to}, or to any other member when null. Answers the new leader. */

@@ -38,14 +38,16 @@ public final class LeaderDuties implements AutoCloseable {
 
     private void run() {
         try {
-            var info = kv.division().getInfo();
+            var division = kv.division();
+            readmission.observe(division.getRaftConf());
+            var info = division.getInfo();
             if (!info.isLeader() || !info.isLeaderReady()) return;
             if (kv.local(KvEngine::settingsIndex) == 0) {
                 kv.write(new Entry.SeedSettings(0, kv.config().seedSettings())).get(10, TimeUnit.SECONDS);
                 if (kv.local(KvEngine::settingsIndex) > 0)
                     LOG.info("settings in force: {} (log index {})", kv.local(KvEngine::settings), kv.local(KvEngine::settingsIndex));
             }
-            readmission.run(kv.division());
+            readmission.run(division);
             long now = clockMicros.getAsLong();
             while (kv.local(e -> e.hasDueRows(now)))
                 kv.write(new Entry.Sweep(0, SWEEP_BATCH_ROWS)).get(10, TimeUnit.SECONDS);

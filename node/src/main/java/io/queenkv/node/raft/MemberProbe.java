@@ -5,6 +5,7 @@ import java.util.List;
 
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.proto.RaftProtos.LogInfoProto;
+import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.protocol.GroupInfoReply;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.retry.RetryPolicies;
@@ -26,9 +27,10 @@ final class MemberProbe {
         /**
          * It holds the group; {@code committedIndex} is -1 while no leader ever committed an entry, and
          * {@code restored} says the group was created from a backup (its state a snapshot at term 0,
-         * {@link KvStateMachine#RESTORED_AT}, which no leader has).
+         * {@link KvStateMachine#RESTORED_AT}, which no leader has); {@code listener} says it runs as a
+         * non-voting listener (only a member being re-admitted does).
          */
-        record Holds(long committedIndex, long appliedIndex, boolean restored) implements Holding {
+        record Holds(long committedIndex, long appliedIndex, boolean restored, boolean listener) implements Holding {
             /** A leader was elected and committed at least its first entry: the cluster exists. */
             boolean established() { return committedIndex >= 0; }
         }
@@ -51,7 +53,8 @@ final class MemberProbe {
             long committed = log != null && log.hasCommitted() ? log.getCommitted().getIndex() : -1;
             long applied = log != null && log.hasApplied() ? log.getApplied().getIndex() : -1;
             boolean restored = log != null && log.hasLastSnapshot() && log.getLastSnapshot().getTerm() == KvStateMachine.RESTORED_AT.getTerm();
-            return new Holding.Holds(committed, applied, restored);
+            boolean listener = info.getRoleInfoProto() != null && info.getRoleInfoProto().getRole() == RaftPeerRole.LISTENER;
+            return new Holding.Holds(committed, applied, restored, listener);
         } catch (IOException | RuntimeException e) {
             return new Holding.Unreachable(e.getClass().getSimpleName() + ": " + e.getMessage());
         }

@@ -39,10 +39,18 @@ import org.slf4j.LoggerFactory;
  *       peer: it receives a snapshot and the log and only becomes a voter once caught up.</li>
  * </ol>
  *
- * A listener that holds the group (its leader changed half-way) is promoted once its applied
- * index reached the commit index this leader saw first (and is within {@link #CAUGHT_UP_GAP}).
- * A leader that dies between taking a member out and taking it back in leaves it outside the
- * configuration (safe, one member short): add it again with {@code POST /api/v1/admin/members}.
+ * A leader may die between any two steps; the next one carries on from what it sees:
+ *
+ * <ul>
+ *   <li>a listener that holds the group is promoted once its applied index reached the commit index
+ *       this leader saw first (and is within {@link #CAUGHT_UP_GAP});</li>
+ *   <li>a member outside the configuration that answers holding the group <em>as a listener</em> was
+ *       taken out and not yet back in: it is taken back in (staged, as in step 3). Only re-admission
+ *       makes listeners, so a member an admin removed (a voter when it left) is never brought back.
+ *       Candidates are the configured peers and every member this node saw in a configuration since
+ *       it started.</li>
+ * </ul>
+ *
  * With no quorum of intact voters there is no leader, so nothing here runs and the cluster stays
  * unavailable rather than forget. A member that does not answer is left alone: it may hold data.
  */
@@ -59,11 +67,21 @@ final class Readmission {
     /** Per learner without the group: when it was last offered it, so one that refuses is asked only now and then. */
     private final Map<RaftPeerId, Long> lastOffer = new HashMap<>();
     static final long OFFER_EVERY_NANOS = 5_000_000_000L;
+    /** Every member seen in a configuration or configured, by id: where a member left outside may be found. */
+    private final Map<RaftPeerId, RaftPeer> known = new HashMap<>();
+    /** Per member outside the configuration: when it was last probed, so one that is down costs a probe only now and then. */
+    private final Map<RaftPeerId, Long> lastOutsideProbe = new HashMap<>();
     private String lastFailure = "";
 
     Readmission(ReplicatedKv kv) {
         this.kv = kv;
         this.probe = new MemberProbe(kv);
+        for (RaftPeer peer : ReplicatedKv.toPeers(kv.config().peers())) known.put(peer.getId(), peer);
+    }
+
+    /** Called every round on every member, leader or not, so a later leader knows who was in the group. */
+    void observe(RaftConfiguration conf) {
+        for (RaftPeer peer : conf.getAllPeers()) known.put(peer.getId(), withRole(peer, RaftPeerRole.FOLLOWER));
     }
 
     /** Ids of the members being re-admitted (listeners of the configuration), sorted. */
@@ -119,12 +137,32 @@ final class Readmission {
                     return;
                 }
             }
+            for (RaftPeer outside : outside(conf)) {
+                Long probed = lastOutsideProbe.get(outside.getId());
+                if (probed != null && System.nanoTime() - probed < OFFER_EVERY_NANOS) continue;
+                lastOutsideProbe.put(outside.getId(), System.nanoTime());
+                if (probe.probe(outside) instanceof MemberProbe.Holding.Holds h && h.listener()) {
+                    LOG.warn("member {} holds the group as a listener outside the configuration (an earlier leader stopped"
+                            + " half-way through re-admitting it): it is taken back in", outside.getId());
+                    List<RaftPeer> withMember = new ArrayList<>(voters);
+                    withMember.add(outside);
+                    change(voters, listeners, withMember, listeners, STAGING_WAIT_MS);
+                    lastOutsideProbe.remove(outside.getId());
+                    LOG.info("member {} caught up as a new incarnation: it votes again", outside.getId());
+                    return;
+                }
+            }
             lastFailure = "";
         } catch (IOException | RuntimeException e) {
             String failure = e.getMessage();
             if (!String.valueOf(failure).equals(lastFailure)) LOG.warn("re-admission step failed, will retry: {}", failure);
             lastFailure = String.valueOf(failure);
         }
+    }
+
+    /** Known members that the configuration does not hold, sorted. */
+    private List<RaftPeer> outside(RaftConfiguration conf) {
+        return sorted(known.values().stream().filter(p -> conf.getPeer(p.getId(), RaftPeerRole.FOLLOWER, RaftPeerRole.LISTENER) == null).toList());
     }
 
     /** Creates the group on a learner, marking every listener (it too) a listener there, so it starts as one. */

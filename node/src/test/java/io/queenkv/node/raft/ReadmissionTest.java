@@ -27,7 +27,8 @@ import io.queenkv.node.testing.LocalNode;
  * A re-admission that a leader left half-way is finished by the leader in charge: here a member is
  * made a listener that holds the group (what a leader leaves when it dies after giving a re-admitted
  * member the group), with a configuration change sent straight to the leader, and the cluster must
- * make it a voter again by itself once it caught up. A member an operator removed stays removed.
+ * make it a voter again by itself once it caught up. A member an operator removed stays removed,
+ * a learner too.
  */
 @Timeout(180)
 class ReadmissionTest {
@@ -49,15 +50,7 @@ class ReadmissionTest {
         ReplicatedKv kv = leader.node.replicated();
         RaftConfiguration conf = kv.division().getRaftConf();
         RaftPeer peer = conf.getPeer(member.node.replicated().selfId());
-        List<RaftPeer> voters = new ArrayList<>(conf.getCurrentPeers(RaftPeerRole.FOLLOWER));
-        List<RaftPeer> others = voters.stream().filter(p -> !p.getId().equals(peer.getId())).toList();
-        try (RaftClient toLeader = kv.newClient(List.of(kv.division().getPeer()), RetryPolicies.noRetry())) {
-            assertThat(toLeader.admin().setConfiguration(SetConfigurationRequest.Arguments.newBuilder()
-                    .setServersInCurrentConf(voters).setListenersInCurrentConf(List.of())
-                    .setServersInNewConf(others).setListenersInNewConf(List.of(Readmission.withRole(peer, RaftPeerRole.LISTENER)))
-                    .setMode(SetConfigurationRequest.Mode.COMPARE_AND_SET).build()).isSuccess()).isTrue();
-        }
-        assertThat(kv.division().getRaftConf().getPeer(peer.getId(), RaftPeerRole.LISTENER)).as("demoted").isNotNull();
+        demote(kv, peer);
 
         await("the member to vote again").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> {
             RaftConfiguration now = kv.division().getRaftConf();
@@ -81,6 +74,40 @@ class ReadmissionTest {
                 .pollInterval(Duration.ofMillis(250))
                 .until(() -> leader.node.replicated().division().getRaftConf().getPeer(member.node.replicated().selfId(),
                         RaftPeerRole.FOLLOWER, RaftPeerRole.LISTENER) == null);
+    }
+
+    /**
+     * A learner removed on purpose while it holds the group stays out: it sets its copy aside, so no
+     * leader takes it for one left half-way through a re-admission.
+     */
+    @Test
+    void aLearnerRemovedOnPurposeStaysRemoved() throws IOException {
+        nodes = LocalNode.startCluster(dir, 3, Map.of());
+        LocalNode leader = leader();
+        LocalNode member = nodes.stream().filter(n -> n != leader).findFirst().orElseThrow();
+        ReplicatedKv kv = leader.node.replicated();
+        RaftPeer peer = kv.division().getRaftConf().getPeer(member.node.replicated().selfId());
+        demote(kv, peer);
+        new ClusterAdmin(kv).removeMember(peer.getId().toString());
+
+        await("the removed learner to stay out").pollDelay(Duration.ZERO).during(Duration.ofSeconds(8)).atMost(Duration.ofSeconds(20))
+                .pollInterval(Duration.ofMillis(250))
+                .until(() -> kv.division().getRaftConf().getPeer(peer.getId(), RaftPeerRole.FOLLOWER, RaftPeerRole.LISTENER) == null);
+        assertThat(member.node.replicated().membership()).as("the learner set the group aside").isEmpty();
+    }
+
+    /** Makes a voter a listener with a configuration change sent straight to the leader. */
+    private static void demote(ReplicatedKv kv, RaftPeer peer) throws IOException {
+        RaftConfiguration conf = kv.division().getRaftConf();
+        List<RaftPeer> voters = new ArrayList<>(conf.getCurrentPeers(RaftPeerRole.FOLLOWER));
+        List<RaftPeer> others = voters.stream().filter(p -> !p.getId().equals(peer.getId())).toList();
+        try (RaftClient toLeader = kv.newClient(List.of(kv.division().getPeer()), RetryPolicies.noRetry())) {
+            assertThat(toLeader.admin().setConfiguration(SetConfigurationRequest.Arguments.newBuilder()
+                    .setServersInCurrentConf(voters).setListenersInCurrentConf(List.of())
+                    .setServersInNewConf(others).setListenersInNewConf(List.of(Readmission.withRole(peer, RaftPeerRole.LISTENER)))
+                    .setMode(SetConfigurationRequest.Mode.COMPARE_AND_SET).build()).isSuccess()).isTrue();
+        }
+        assertThat(kv.division().getRaftConf().getPeer(peer.getId(), RaftPeerRole.LISTENER)).as("demoted").isNotNull();
     }
 
     private LocalNode leader() {
