@@ -114,6 +114,11 @@ final class AckedWriter implements AutoCloseable {
         running = false;
     }
 
+    /** The writes acknowledged so far, key to version. */
+    Map<String, Long> acked() {
+        return Map.copyOf(acked);
+    }
+
     int ackedCount() {
         return acked.size();
     }
