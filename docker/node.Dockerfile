@@ -1,4 +1,4 @@
-# Queen KV node image. Build the jar first (mvn -DskipTests package), then from the repository root:
+# Queen KV node image. Build the jars first (mvn -DskipTests package), then from the repository root:
 #   docker build -f docker/node.Dockerfile -t queen-kv-node:dev .
 # or both images at once: mvn -DskipTests -Pimages package (docker/pom.xml).
 #
@@ -15,6 +15,8 @@ RUN groupadd --system --gid 10001 queenkv \
  && mkdir -p /app /data \
  && chown 10001:10001 /data
 COPY --chown=root:root node/target/queen-kv-node.jar /app/queen-kv-node.jar
+# The CLI: the operator's scheduled backups (spec.backup) run `queen-kv backup` from this image.
+COPY --chown=root:root cli/target/queen-kv-cli.jar /app/queen-kv-cli.jar
 WORKDIR /app
 USER 10001:10001
 # JSON lines in containers (log collectors parse them); QUEEN_KV_LOG_FORMAT=text overrides it.

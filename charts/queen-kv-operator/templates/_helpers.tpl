@@ -121,10 +121,15 @@ The operator's permissions (least privilege), shared by the ClusterRole and the 
 - apiGroups: [""]
   resources: ["pods/eviction"]
   verbs: ["create"]
-# A removed member's volume claim is deleted so that a later scale-up never reuses stale data.
+# A removed member's volume claim is deleted so that a later scale-up never reuses stale data; the
+# claim of spec.backup (<name>-backups) is created once and never deleted.
 - apiGroups: [""]
   resources: ["persistentvolumeclaims"]
-  verbs: ["get", "list", "watch", "delete"]
+  verbs: ["get", "list", "watch", "create", "delete"]
+# spec.backup: the CronJob <name>-backup (owned by the QueenKvCluster), deleted when spec.backup goes.
+- apiGroups: ["batch"]
+  resources: ["cronjobs"]
+  verbs: ["get", "list", "watch", "create", "update", "patch", "delete"]
 # By name only, never list or watch (the operator cannot enumerate Secrets): it reads the admin token
 # of spec.auth.adminTokenSecretRef and ca.crt of the TLS Secret, creates the cluster CA (<name>-ca) and
 # writes the node certificate (<name>-tls) when it issues or renews it. Owner references delete them.

@@ -44,6 +44,7 @@ import io.queenkv.operator.crd.OperationType;
 import io.queenkv.operator.crd.PendingOperation;
 import io.queenkv.operator.crd.QueenKvCluster;
 import io.queenkv.operator.crd.QueenKvClusterStatus;
+import io.queenkv.operator.model.BackupModel;
 import io.queenkv.operator.model.ConfigMapModel;
 import io.queenkv.operator.model.DesiredResources;
 import io.queenkv.operator.model.Labels;
@@ -209,6 +210,7 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
             DesiredResources desired = DesiredResources.of(view, safeStatefulSetReplicas(statefulSetReplicas(s), o,
                     current == null || current.getSpec() == null ? null : current.getSpec().getReplicas()));
             for (HasMetadata r : desired.all()) applier.apply(r);
+            applyBackups(view, client, applier);
             deleteClaimsOfNoMember(view, s, o, client, desired.statefulSet().getSpec().getReplicas());
 
             // 4. One step: resume the recorded operation, or record the next one.
@@ -310,6 +312,20 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
         int highest = java.util.stream.Stream.concat(o.members().stream(), o.readmitting().stream())
                 .mapToInt(Names::ordinalOf).max().orElse(-1);
         return Math.max(fromStatus, highest + 1);
+    }
+
+    /** {@code spec.backup}: its claim (created once, never deleted) and CronJob; without it the CronJob goes, the backups stay. */
+    private static void applyBackups(QueenKvCluster c, KubernetesClient client, ResourceApplier applier) {
+        var backup = BackupModel.spec(c);
+        String ns = Model.namespace(c), name = Model.name(c);
+        if (backup.isPresent()) {
+            var claim = client.persistentVolumeClaims().inNamespace(ns).withName(Names.backupClaim(name));
+            if (claim.get() == null) client.resource(BackupModel.claim(c, backup.get())).create();
+            applier.apply(BackupModel.cronJob(c, backup.get()));
+        } else {
+            var cronJob = client.batch().v1().cronjobs().inNamespace(ns).withName(Names.backupCronJob(name));
+            if (cronJob.get() != null) cronJob.delete();
+        }
     }
 
     /**

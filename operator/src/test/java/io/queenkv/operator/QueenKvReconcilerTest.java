@@ -180,6 +180,26 @@ class QueenKvReconcilerTest {
     // ---------------------------------------------------------------------------------------------
 
     @Test
+    void scheduledBackupsGetAClaimThatOutlivesTheCronJob() {
+        create(3, spec -> spec.setBackup(new io.queenkv.operator.crd.BackupSpec("0 3 * * *", 4, null)));
+        awaitRunning(3);
+        var cronJob = await().atMost(Duration.ofSeconds(10)).until(
+                () -> client.batch().v1().cronjobs().inNamespace(NS).withName("kv-backup").get(), java.util.Objects::nonNull);
+        assertThat(cronJob.getSpec().getSchedule()).isEqualTo("0 3 * * *");
+        assertThat(cronJob.getSpec().getJobTemplate().getSpec().getTemplate().getSpec().getContainers().get(0).getCommand().get(2))
+                .contains("tail -n +5");
+        assertThat(client.persistentVolumeClaims().inNamespace(NS).withName("kv-backups").get()).isNotNull();
+
+        edit(c -> c.getSpec().getBackup().setSchedule("@hourly"));
+        await().atMost(Duration.ofSeconds(10)).until(
+                () -> "@hourly".equals(client.batch().v1().cronjobs().inNamespace(NS).withName("kv-backup").get().getSpec().getSchedule()));
+
+        edit(c -> c.getSpec().setBackup(null));
+        await().atMost(Duration.ofSeconds(10)).until(() -> client.batch().v1().cronjobs().inNamespace(NS).withName("kv-backup").get() == null);
+        assertThat(client.persistentVolumeClaims().inNamespace(NS).withName("kv-backups").get()).as("the backups stay").isNotNull();
+    }
+
+    @Test
     void createsTheOwnedResourcesAndBecomesAvailable() {
         QueenKvCluster created = create(3);
         QueenKvCluster c = awaitRunning(3);

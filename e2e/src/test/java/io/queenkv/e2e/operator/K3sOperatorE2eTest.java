@@ -49,13 +49,14 @@ class K3sOperatorE2eTest extends OperatorScenarios {
         }
     }
 
-    /** Builds the node image from docker/node.Dockerfile with the built jar, saves it and imports it into K3s. */
+    /** Builds the node image from docker/node.Dockerfile with the built jars, saves it and imports it into K3s. */
     private static String buildAndImportNodeImage(K3sContainer k3s) throws Exception {
         Path jar = LocalCluster.nodeJar();
         Path dockerfile = LocalCluster.e2eDir().resolve("../docker/node.Dockerfile").normalize();
         new ImageFromDockerfile(LOCAL_NODE_IMAGE, false)
                 .withFileFromPath("Dockerfile", dockerfile)
                 .withFileFromPath("node/target/queen-kv-node.jar", jar)
+                .withFileFromPath("cli/target/queen-kv-cli.jar", LocalCluster.e2eDir().resolve("../cli/target/queen-kv-cli.jar").normalize())
                 .get();
         Path tar = Files.createTempFile("queen-kv-node-image", ".tar");
         try (InputStream in = DockerClientFactory.instance().client().saveImageCmd(LOCAL_NODE_IMAGE).exec()) {

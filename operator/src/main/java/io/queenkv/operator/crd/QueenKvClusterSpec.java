@@ -24,6 +24,9 @@ import io.fabric8.kubernetes.model.annotation.SpecReplicas;
 // Members with different CAs, or with and without TLS, cannot talk to each other: a roll would split the group.
 @ValidationRule(value = "has(self.tls) == has(oldSelf.tls) && (!has(self.tls) || self.tls == oldSelf.tls)",
         message = "tls cannot be changed after the cluster is created")
+// A backup seeds a cluster only while it is created: set it at creation, keep it or remove it (a roll), never add or change it.
+@ValidationRule(value = "!has(self.restoreFrom) || (has(oldSelf.restoreFrom) && self.restoreFrom == oldSelf.restoreFrom)",
+        message = "restoreFrom can only be set when the cluster is created (it may be removed later)")
 public class QueenKvClusterSpec {
     public static final int DEFAULT_REPLICAS = 3;
 
@@ -67,6 +70,12 @@ public class QueenKvClusterSpec {
     @JsonPropertyDescription("TLS of the nodes: HTTPS and mutual-TLS Raft. Absent: on, with a cluster CA the operator keeps (mode Operator). Fixed at creation.")
     private TlsSpec tls;
 
+    @JsonPropertyDescription("Scheduled backups to the claim <name>-backups, kept when the cluster is deleted. Absent: none (the CronJob is deleted, the claim kept).")
+    private BackupSpec backup;
+
+    @JsonPropertyDescription("Create the cluster from a backup file on a claim. Only at creation; removing it later rolls the pods.")
+    private RestoreSpec restoreFrom;
+
     public Integer getReplicas() { return replicas; }
     public void setReplicas(Integer replicas) { this.replicas = replicas; }
     public String getImage() { return image; }
@@ -87,4 +96,8 @@ public class QueenKvClusterSpec {
     public void setAuth(AuthSpec auth) { this.auth = auth; }
     public TlsSpec getTls() { return tls; }
     public void setTls(TlsSpec tls) { this.tls = tls; }
+    public BackupSpec getBackup() { return backup; }
+    public void setBackup(BackupSpec backup) { this.backup = backup; }
+    public RestoreSpec getRestoreFrom() { return restoreFrom; }
+    public void setRestoreFrom(RestoreSpec restoreFrom) { this.restoreFrom = restoreFrom; }
 }

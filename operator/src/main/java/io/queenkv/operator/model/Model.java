@@ -29,6 +29,11 @@ public final class Model {
     public static final String TOKENS_DIR = "/etc/queen-kv/tokens";
     public static final String TLS_VOLUME = "tls";
     public static final String TLS_DIR = "/etc/queen-kv/tls";
+    public static final String RESTORE_VOLUME = "restore";
+    public static final String RESTORE_DIR = "/etc/queen-kv/restore";
+    public static final String CLI_JAR = "/app/queen-kv-cli.jar";
+    public static final String BACKUPS_VOLUME = "backups";
+    public static final String BACKUPS_DIR = "/backups";
 
     /** Pod annotation: hash of the fields whose change needs a restart (see {@link PodTemplateHash}). */
     public static final String POD_TEMPLATE_HASH_ANNOTATION = "queenkv.io/pod-template-hash";

@@ -25,6 +25,11 @@ public final class Names {
 
     public static String podDisruptionBudget(String cluster) { return cluster; }
 
+    public static String backupCronJob(String cluster) { return cluster + "-backup"; }
+
+    /** The claim scheduled backups go to (not owned by the cluster: it outlives it). */
+    public static String backupClaim(String cluster) { return cluster + "-backups"; }
+
     public static String pod(String cluster, int ordinal) { return cluster + "-" + ordinal; }
 
     /** The PersistentVolumeClaim the StatefulSet creates for an ordinal (delete it after a scale-down). */

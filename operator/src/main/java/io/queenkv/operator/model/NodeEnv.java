@@ -28,6 +28,7 @@ public final class NodeEnv {
     public static final String TLS_CERT_FILE = "QUEEN_KV_TLS_CERT_FILE";
     public static final String TLS_KEY_FILE = "QUEEN_KV_TLS_KEY_FILE";
     public static final String TLS_CA_FILE = "QUEEN_KV_TLS_CA_FILE";
+    public static final String RESTORE_FROM = "QUEEN_KV_RESTORE_FROM";
 
     /** {@code QUEEN_KV_INITIAL_CLUSTER_STATE}: whether a node may bootstrap the group (API.md §5). */
     public enum InitialClusterState {
@@ -60,7 +61,7 @@ public final class NodeEnv {
     /** Variables the operator owns; a user's {@code spec.env} entry with one of these names is ignored. */
     public static final Set<String> RESERVED = Set.of(POD_NAME, POD_NAMESPACE, JAVA_OPTS,
             "QUEEN_KV_NODE_ID", "QUEEN_KV_HOST", "QUEEN_KV_HTTP_PORT", "QUEEN_KV_RAFT_PORT", "QUEEN_KV_PEERS",
-            "QUEEN_KV_DATA_DIR", "QUEEN_KV_TOKENS_FILE", BIND_ADDRESS, CLUSTER_ID, INITIAL_CLUSTER_STATE, TLS_CERT_FILE, TLS_KEY_FILE, TLS_CA_FILE,
+            "QUEEN_KV_DATA_DIR", "QUEEN_KV_TOKENS_FILE", BIND_ADDRESS, CLUSTER_ID, INITIAL_CLUSTER_STATE, TLS_CERT_FILE, TLS_KEY_FILE, TLS_CA_FILE, RESTORE_FROM,
             "QUEEN_KV_MAX_OPS_PER_CALL", "QUEEN_KV_MAX_KEYS_PER_CALL", "QUEEN_KV_MAX_VALUE_BYTES",
             "QUEEN_KV_MAX_BODY_BYTES", "QUEEN_KV_WRITE_RATE", "QUEEN_KV_READ_RATE");
 
@@ -113,6 +114,8 @@ public final class NodeEnv {
         if (auth != null && auth.getTokensSecretRef() != null)
             m.put("QUEEN_KV_TOKENS_FILE", Model.TOKENS_DIR + "/" + auth.getTokensSecretRef().keyOr(AuthSpec.DEFAULT_TOKENS_KEY));
         m.putAll(settings(Model.settings(spec)));
+        // Read only while the cluster is created (an initial member, `new`, an empty data dir).
+        if (spec.getRestoreFrom() != null) m.put(RESTORE_FROM, Model.RESTORE_DIR + "/" + spec.getRestoreFrom().getPath());
         return m;
     }
 

@@ -68,6 +68,7 @@ public final class PodTemplateHash {
             in.put("tokensKey", spec.getAuth().getTokensSecretRef().keyOr(AuthSpec.DEFAULT_TOKENS_KEY));
         }
         if (spec.getTls() != null) in.put("tls", spec.getTls()); // fixed after creation (the CRD refuses a change)
+        if (spec.getRestoreFrom() != null) in.put("restoreFrom", spec.getRestoreFrom()); // absent: the hash of a cluster never restored
         JsonNode tree = prune(MAPPER.valueToTree(in));
         try {
             byte[] canonical = MAPPER.writeValueAsString(MAPPER.treeToValue(tree, Object.class)).getBytes(StandardCharsets.UTF_8);

@@ -176,6 +176,8 @@ public final class StatefulSetModel {
             m.add(new VolumeMountBuilder().withName(Model.TOKENS_VOLUME).withMountPath(Model.TOKENS_DIR).withReadOnly(true).build());
         if (hasTls(spec))
             m.add(new VolumeMountBuilder().withName(Model.TLS_VOLUME).withMountPath(Model.TLS_DIR).withReadOnly(true).build());
+        if (spec.getRestoreFrom() != null)
+            m.add(new VolumeMountBuilder().withName(Model.RESTORE_VOLUME).withMountPath(Model.RESTORE_DIR).withReadOnly(true).build());
         return m;
     }
 
@@ -194,6 +196,9 @@ public final class StatefulSetModel {
                 .addNewItem().withKey(TlsModel.CERT_KEY).withPath(TlsModel.CERT_KEY).endItem()
                 .addNewItem().withKey(TlsModel.KEY_KEY).withPath(TlsModel.KEY_KEY).endItem()
                 .endSecret().build()));
+        if (spec.getRestoreFrom() != null)
+            v.add(new VolumeBuilder().withName(Model.RESTORE_VOLUME).withNewPersistentVolumeClaim()
+                    .withClaimName(spec.getRestoreFrom().getClaimName()).withReadOnly(true).endPersistentVolumeClaim().build());
         return v;
     }
 

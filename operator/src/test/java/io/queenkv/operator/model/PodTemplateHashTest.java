@@ -67,7 +67,9 @@ class PodTemplateHashTest {
                 }),
                 Arguments.of("tokens secret", (Consumer<QueenKvClusterSpec>) s -> s.getAuth().setTokensSecretRef(new SecretKeyRef("other", null))),
                 Arguments.of("auth off", (Consumer<QueenKvClusterSpec>) s -> s.setAuth(null)),
-                Arguments.of("tls on", (Consumer<QueenKvClusterSpec>) s -> s.setTls(new TlsSpec(new SecretRef("kv-tls")))));
+                Arguments.of("tls on", (Consumer<QueenKvClusterSpec>) s -> s.setTls(new TlsSpec(new SecretRef("kv-tls")))),
+                Arguments.of("restoreFrom (its claim is mounted)", (Consumer<QueenKvClusterSpec>) s -> s.setRestoreFrom(
+                        new io.queenkv.operator.crd.RestoreSpec("kv-backups", "kv.backup"))));
     }
 
     static Stream<Arguments> notRolling() {
@@ -80,7 +82,9 @@ class PodTemplateHashTest {
                 Arguments.of("tokens key spelled out as its default", (Consumer<QueenKvClusterSpec>) s -> s.getAuth().getTokensSecretRef().setKey("tokens")),
                 Arguments.of("reserved env entry (ignored)", (Consumer<QueenKvClusterSpec>) s -> s.getEnv().add(new EnvVar("QUEEN_KV_PEERS", "x", null))),
                 Arguments.of("empty podTemplate", (Consumer<QueenKvClusterSpec>) s -> s.setPodTemplate(new PodTemplateOverrides())),
-                Arguments.of("blank jvm option", (Consumer<QueenKvClusterSpec>) s -> s.getJvmOptions().add(" ")));
+                Arguments.of("blank jvm option", (Consumer<QueenKvClusterSpec>) s -> s.getJvmOptions().add(" ")),
+                Arguments.of("backup (a CronJob of its own)", (Consumer<QueenKvClusterSpec>) s -> s.setBackup(
+                        new io.queenkv.operator.crd.BackupSpec("@daily", 3, null))));
     }
 
     @ParameterizedTest(name = "{0} rolls the pods")

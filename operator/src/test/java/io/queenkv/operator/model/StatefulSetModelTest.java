@@ -278,6 +278,24 @@ class StatefulSetModelTest {
     }
 
     @Test
+    void aClusterCreatedFromABackupMountsItsClaimReadOnlyAndNamesTheFile() {
+        QueenKvCluster c = cluster(3);
+        c.getSpec().setRestoreFrom(new io.queenkv.operator.crd.RestoreSpec("kv-backups", "old/kv-1.backup"));
+        StatefulSet sts = StatefulSetModel.build(c);
+        assertThat(env(sts)).containsEntry("QUEEN_KV_RESTORE_FROM", "/etc/queen-kv/restore/old/kv-1.backup");
+        assertThat(container(sts).getVolumeMounts()).filteredOn(m -> m.getName().equals("restore")).singleElement()
+                .satisfies(m -> {
+                    assertThat(m.getMountPath()).isEqualTo("/etc/queen-kv/restore");
+                    assertThat(m.getReadOnly()).isTrue();
+                });
+        assertThat(pod(sts).getVolumes()).filteredOn(v -> v.getName().equals("restore")).singleElement().satisfies(v -> {
+            assertThat(v.getPersistentVolumeClaim().getClaimName()).isEqualTo("kv-backups");
+            assertThat(v.getPersistentVolumeClaim().getReadOnly()).isTrue();
+        });
+        assertThat(env(StatefulSetModel.build(cluster(3)))).doesNotContainKey("QUEEN_KV_RESTORE_FROM");
+    }
+
+    @Test
     void aUsersTlsSecretIsMountedReadOnlyWithOnlyTheNodesKeys() {
         QueenKvCluster c = cluster(3);
         c.getSpec().setTls(new TlsSpec(new SecretRef("my-certs")));
