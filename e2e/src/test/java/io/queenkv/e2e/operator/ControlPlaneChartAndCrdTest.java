@@ -282,6 +282,37 @@ class ControlPlaneChartAndCrdTest {
         assertThat(changed.output()).contains("storage cannot be changed after the cluster is created");
     }
 
+    @Test
+    void restoreFrom_onlyAtCreationAndInsideItsClaim() throws IOException {
+        String restore = "  restoreFrom:\n    claimName: kv-backups\n    path: %s\n";
+        CommandResult created = apply("restored", cluster("restored", 3, "10Gi", restore.formatted("kv-1.backup")));
+        assertThat(created.exitCode()).as(created.output()).isZero();
+        CommandResult changed = apply("restored", cluster("restored", 3, "10Gi", restore.formatted("kv-2.backup")));
+        assertThat(changed.exitCode()).isNotZero();
+        assertThat(changed.output()).contains("restoreFrom can only be set when the cluster is created");
+        CommandResult removed = apply("restored", cluster("restored", 3, "10Gi", ""));
+        assertThat(removed.exitCode()).as("removing it is allowed: %s", removed.output()).isZero();
+
+        CommandResult added = apply("plain", cluster("plain", 3, "10Gi", ""));
+        assertThat(added.exitCode()).as(added.output()).isZero();
+        CommandResult addedLater = apply("plain", cluster("plain", 3, "10Gi", restore.formatted("kv-1.backup")));
+        assertThat(addedLater.exitCode()).isNotZero();
+        assertThat(addedLater.output()).contains("restoreFrom can only be set when the cluster is created");
+
+        CommandResult outside = apply("outside", cluster("outside", 3, "10Gi", restore.formatted("../etc/x.backup")));
+        assertThat(outside.exitCode()).isNotZero();
+        assertThat(outside.output()).contains("path must stay inside the claim");
+    }
+
+    @Test
+    void backupSchedule_mustBeCron() throws IOException {
+        CommandResult bad = apply("badcron", cluster("badcron", 3, "10Gi", "  backup:\n    schedule: every day\n"));
+        assertThat(bad.exitCode()).isNotZero();
+        assertThat(bad.output()).contains("schedule");
+        CommandResult good = apply("goodcron", cluster("goodcron", 3, "10Gi", "  backup:\n    schedule: \"0 3 * * *\"\n    retention: 3\n"));
+        assertThat(good.exitCode()).as(good.output()).isZero();
+    }
+
     /** {@code kubectl apply} with strict field validation (the API server reports unknown fields as errors). */
     CommandResult apply(String name, String yaml) throws IOException {
         Path file = Files.writeString(dir.resolve(name + "-" + System.nanoTime() + ".yaml"), yaml);
