@@ -44,7 +44,8 @@ final class ControlPlane implements AutoCloseable {
      * finalizer the API server puts on every claim once no pod uses it.
      */
     static final List<String> CONTROLLERS = List.of("statefulset-controller", "garbage-collector-controller", "disruption-controller",
-            "endpoints-controller", "endpointslice-controller", "serviceaccount-controller", "persistentvolumeclaim-protection-controller");
+            "endpoints-controller", "endpointslice-controller", "serviceaccount-controller", "persistentvolumeclaim-protection-controller",
+            "job-controller", "cronjob-controller");
     private static final Duration START_TIMEOUT = Duration.ofSeconds(90);
 
     /** The binaries and etcd this needs, or why they are not there. */

@@ -4,27 +4,45 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.policy.v1.EvictionBuilder;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.queenkv.operator.crd.BackupSpec;
 import io.queenkv.operator.crd.KvSettings;
 import io.queenkv.operator.crd.MemberStatus;
 import io.queenkv.operator.crd.PendingOperation;
 import io.queenkv.operator.crd.QueenKvCluster;
 import io.queenkv.operator.crd.QueenKvClusterStatus;
+import io.queenkv.operator.crd.RestoreSpec;
+import io.queenkv.operator.crd.TlsMode;
+import io.queenkv.operator.crd.TlsSpec;
+import io.queenkv.operator.model.Model;
 
 /**
  * The operator scenarios against a real control plane on this machine ({@link ControlPlaneCluster}),
@@ -241,6 +259,73 @@ class ControlPlaneOperatorE2eTest extends OperatorScenarios {
                     && k.getStatus().getSettings() != null && Integer.valueOf(rate).equals(k.getStatus().getSettings().getWriteRate()));
             assertNoViolations();
         });
+    }
+
+    /**
+     * spec.backup and spec.restoreFrom through the real controllers: the CronJob the operator made runs
+     * once (a Job created from it, as {@code kubectl create job --from} does; the Job controller starts
+     * its pod and the kubelet runs the node image's CLI), its file lands in the claim {@code kv-backups},
+     * and a new cluster created from that file holds the rows written before, with their versions.
+     */
+    @Test
+    @Order(56)
+    void s56_aScheduledBackupRestoresIntoANewCluster() {
+        scenario("56 a backup by the CronJob, restored into a new cluster", () -> {
+            Map<String, Long> written = new TreeMap<>();
+            for (int i = 0; i < 20; i++) {
+                JsonNode r = kvCall(url(NAME + "-0"), "[{\"op\":\"put\",\"ns\":\"restore\",\"key\":\"r" + i
+                        + "\",\"value\":" + i + ",\"forever\":true}]");
+                written.put("r" + i, r.path("results").path(0).path("version").asLong());
+            }
+            edit(c -> c.getSpec().setBackup(new BackupSpec("0 3 * * *", 2, null)));
+            await("the backup CronJob").atMost(t(Duration.ofSeconds(30)))
+                    .until(() -> client.batch().v1().cronjobs().inNamespace(ns).withName(NAME + "-backup").get() != null);
+            controlPlane().controlPlane().kubectl("create", "job", "--from=cronjob/" + NAME + "-backup", "backup-now", "-n", ns).orThrow();
+            await("the backup Job to succeed").atMost(t(Duration.ofSeconds(120))).until(() -> {
+                Job job = client.batch().v1().jobs().inNamespace(ns).withName("backup-now").get();
+                return job != null && job.getStatus() != null && Integer.valueOf(1).equals(job.getStatus().getSucceeded());
+            });
+            PersistentVolumeClaim backups = claim(NAME + "-backups");
+            assertThat(backups.getMetadata().getOwnerReferences()).as("the backups outlive the cluster").isNullOrEmpty();
+            Path dir = controlPlane().kubelet().claimDir(NAME + "-backups").resolve(backups.getMetadata().getUid());
+            List<Path> files;
+            try (Stream<Path> list = Files.list(dir)) {
+                files = list.filter(f -> f.getFileName().toString().endsWith(".backup")).toList();
+            }
+            assertThat(files).as("one backup in %s", dir).singleElement();
+
+            QueenKvCluster restored = newCluster(1);
+            restored.getMetadata().setName("restored");
+            restored.getSpec().setTls(new TlsSpec(TlsMode.Disabled));
+            restored.getSpec().setRestoreFrom(new RestoreSpec(NAME + "-backups", files.get(0).getFileName().toString()));
+            client.resource(restored).create();
+            await("restored to run").atMost(t(STEP_TIMEOUT)).until(
+                    () -> client.resources(QueenKvCluster.class).inNamespace(ns).withName("restored").get(), k -> k != null && settled(k, 1));
+            StringBuilder keys = new StringBuilder();
+            written.keySet().forEach(k -> keys.append(keys.length() == 0 ? "" : ",").append('"').append(k).append('"'));
+            JsonNode rows = kvCall(cluster.podUri("restored-0", Model.HTTP_PORT).toString(),
+                    "[{\"op\":\"getMany\",\"ns\":\"restore\",\"keys\":[" + keys + "]}]").path("results").path(0).path("rows");
+            Map<String, Long> read = new TreeMap<>();
+            for (JsonNode row : rows) read.put(row.path("key").asText(), row.path("version").asLong());
+            assertThat(read).as("every row of the backup, with its version").isEqualTo(written);
+
+            client.resources(QueenKvCluster.class).inNamespace(ns).withName("restored").delete();
+            edit(c -> c.getSpec().setBackup(null));
+            await("the CronJob to go").atMost(t(Duration.ofSeconds(30)))
+                    .until(() -> client.batch().v1().cronjobs().inNamespace(ns).withName(NAME + "-backup").get() == null);
+            assertThat(claim(NAME + "-backups")).as("the backups stay").isNotNull();
+            assertNoViolations();
+        });
+    }
+
+    /** One {@code POST /api/v1/kv} on a node, answered 200. */
+    private JsonNode kvCall(String base, String body) throws Exception {
+        HttpClient http = base.startsWith("https") ? podHttp() : HttpClient.newHttpClient();
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(base + "/api/v1/kv")).timeout(Duration.ofSeconds(10))
+                .header("content-type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(r.statusCode()).as("POST %s/api/v1/kv: %s", base, r.body()).isEqualTo(200);
+        return new ObjectMapper().readTree(r.body());
     }
 
     String leaseHolder() {

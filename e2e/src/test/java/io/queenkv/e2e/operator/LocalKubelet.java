@@ -78,11 +78,15 @@ import io.queenkv.operator.crd.QueenKvCluster;
  *       {@code items}, written as files when the container starts, which waits for the Secret), plus
  *       {@code QUEEN_KV_BIND_ADDRESS=<pod IP>} and, appended to {@code JAVA_OPTS}, a heap cap,
  *       {@code java.io.tmpdir} and {@code -Djdk.net.hosts.file}; a process that exits on its own is
- *       restarted (restartCount + 1), as a kubelet restarts a container; it holds one image
+ *       restarted (restartCount + 1), as a kubelet restarts a container, except in a pod with
+ *       {@code restartPolicy: Never} (a Job's: {@value #IMAGE_CLI_JAR} replaced by the built CLI, its
+ *       script's mount paths mapped too, the hosts file in {@code JAVA_TOOL_OPTIONS}), which ends
+ *       {@code Succeeded} or {@code Failed} with its exit code; it holds one image
  *       ({@value #IMAGE}): a pod of another stays Pending in {@code ImagePullBackOff};</li>
  *   <li>gives every pod its own loopback address ({@code 127.x.y.z}: Linux routes all of 127/8 to lo),
  *       so the template's container ports stay as they are, and a hosts file mapping the pods' DNS
- *       names ({@code <pod>.<serviceName>.<ns>.svc}) to those addresses;</li>
+ *       names ({@code <pod>.<serviceName>.<ns>.svc}) to those addresses, and each StatefulSet's
+ *       client Service ({@code <name>.<ns>.svc}) to its first pod's;</li>
  *   <li>sets each pod's Ready condition from its readiness probe (HTTP or HTTPS GET on the pod address; HTTPS
  *       trusts the cluster CA, {@code ca.crt} of the pod's Secret volume), with the probe's timeout, period
  *       and thresholds ({@link ReadinessProbe}), and keeps
@@ -102,6 +106,8 @@ final class LocalKubelet implements AutoCloseable {
 
     static final String NODE_NAME = "local";
     static final String IMAGE_JAR = "/app/queen-kv-node.jar";
+    /** The CLI in the node image (the backup CronJob's container runs it); here the built jar. */
+    static final String IMAGE_CLI_JAR = "/app/queen-kv-cli.jar";
     /** The one image this node holds (the built jar runs as it); a pod of any other waits in ImagePullBackOff. */
     static final String IMAGE = "queen-kv-node:local";
     static final int PERIOD_MS = 100;
@@ -125,6 +131,8 @@ final class LocalKubelet implements AutoCloseable {
         volatile boolean stopping;
         volatile int restarts;
         volatile boolean ready;
+        /** Set once a container that is not restarted ({@code restartPolicy: Never}, a Job's) exited: its exit code. */
+        volatile Integer exitCode;
         /** The readiness probe of the container now running (a restarted container starts not ready). */
         volatile ReadinessProbe readiness = new ReadinessProbe();
 
@@ -290,8 +298,16 @@ final class LocalKubelet implements AutoCloseable {
             for (StatefulSet sts : sets) reconcile(sts, pods);
         } else {
             // Pod names must resolve before the pods exist (the nodes' hosts file is read once).
-            for (StatefulSet sts : sets)
+            for (StatefulSet sts : sets) {
                 for (int i = 0; i < MAX_ORDINALS; i++) assign(sts.getMetadata().getName() + "-" + i, sts.getSpec().getServiceName());
+                // The client Service (named as the StatefulSet) resolves to its first pod: one address stands in for the Service's.
+                String service = sts.getMetadata().getName() + "." + namespace + ".svc";
+                if (!addresses.containsKey(service)) {
+                    addresses.put(service, addresses.get(sts.getMetadata().getName() + "-0"));
+                    addresses.put(service + ".cluster.local", addresses.get(sts.getMetadata().getName() + "-0"));
+                    writeHosts();
+                }
+            }
             for (Pod p : pods) runAsKubelet(p);
         }
 
@@ -388,6 +404,18 @@ final class LocalKubelet implements AutoCloseable {
         PodProcess proc = processes.get(pod);
         if (proc == null) proc = start(p);
         if (proc == null) return;
+        if (proc.exitCode != null) return; // ran to completion: its status is final
+        if (!proc.stopping && !proc.process.isAlive() && runsToCompletion(p)) {
+            proc.exitCode = proc.process.exitValue();
+            event(pod + " exited with " + proc.exitCode + "; restartPolicy Never: " + (proc.exitCode == 0 ? "Succeeded" : "Failed"));
+            PodStatus done = finishedStatus(p.getSpec().getContainers().get(0), proc.ip, proc.exitCode);
+            String uid = proc.uid;
+            client.pods().inNamespace(namespace).withName(pod).editStatus(live -> {
+                if (live.getMetadata().getUid().equals(uid)) live.setStatus(done);
+                return live;
+            });
+            return;
+        }
         if (!proc.stopping && !proc.process.isAlive()) {
             event(pod + " exited with " + proc.process.exitValue() + "; restarting its container");
             proc.restarts++;
@@ -568,9 +596,18 @@ final class LocalKubelet implements AutoCloseable {
         env.put("JAVA_OPTS", (env.getOrDefault("JAVA_OPTS", "") + " " + String.join(" ", jvm)).trim());
 
         List<String> command = new ArrayList<>();
-        for (String s : c.getCommand()) command.add(s.replace(IMAGE_JAR, nodeJar.toString()));
-        for (String s : c.getArgs()) command.add(s.replace(IMAGE_JAR, nodeJar.toString()));
+        for (String s : c.getCommand()) command.add(imagePaths(s));
+        for (String s : c.getArgs()) command.add(imagePaths(s));
         if (command.isEmpty()) command.addAll(List.of("sh", "-c", "exec java $JAVA_OPTS -jar " + nodeJar));
+        if (runsToCompletion(pod)) {
+            // A job's script names its mount paths itself (a node's takes them from the environment).
+            command.replaceAll(part -> {
+                for (Map.Entry<String, Path> m : mounts.entrySet()) part = part.replace(m.getKey() + "/", m.getValue() + "/");
+                return part;
+            });
+            // Its JVMs resolve the Services' names as the nodes do, whatever options the script gives them.
+            env.put("JAVA_TOOL_OPTIONS", "-Djdk.net.hosts.file=" + hostsFile + " -Djava.io.tmpdir=" + tmp);
+        }
 
         List<String> preStop = c.getLifecycle() != null && c.getLifecycle().getPreStop() != null && c.getLifecycle().getPreStop().getExec() != null
                 ? List.copyOf(c.getLifecycle().getPreStop().getExec().getCommand()) : List.of();
@@ -686,6 +723,17 @@ final class LocalKubelet implements AutoCloseable {
         return files;
     }
 
+    /** The image's jars, here the built ones. */
+    private String imagePaths(String s) {
+        return s.replace(IMAGE_JAR, nodeJar.toString())
+                .replace(IMAGE_CLI_JAR, LocalCluster.e2eDir().resolve("../cli/target/queen-kv-cli.jar").toAbsolutePath().normalize().toString());
+    }
+
+    /** A pod whose container is not restarted when it exits (a Job's). */
+    private static boolean runsToCompletion(Pod p) {
+        return "Never".equals(p.getSpec().getRestartPolicy());
+    }
+
     /** An env value that is a mount path, or under one, points at the local dir instead. */
     private static String mapPaths(String value, Map<String, Path> mounts) {
         for (Map.Entry<String, Path> m : mounts.entrySet()) {
@@ -778,6 +826,25 @@ final class LocalKubelet implements AutoCloseable {
                 .withContainerStatuses(new ContainerStatusBuilder().withName(container.getName()).withImage(container.getImage())
                         .withImageID("").withReady(ready).withStarted(true).withRestartCount(restarts)
                         .withNewState().withNewRunning().withStartedAt(now).endRunning().endState().build())
+                .build();
+    }
+
+    /** The final status of a container that ran to completion: {@code Succeeded} on exit code 0, else {@code Failed}. */
+    private static PodStatus finishedStatus(Container container, String ip, int exitCode) {
+        String now = Instant.now().toString();
+        return new PodStatusBuilder()
+                .withPhase(exitCode == 0 ? "Succeeded" : "Failed")
+                .withPodIP(ip)
+                .withPodIPs(new io.fabric8.kubernetes.api.model.PodIP(ip))
+                .withHostIP("127.0.0.1")
+                .withStartTime(now)
+                .withConditions(
+                        new PodConditionBuilder().withType("Ready").withStatus("False").withLastTransitionTime(now).build(),
+                        new PodConditionBuilder().withType("ContainersReady").withStatus("False").withLastTransitionTime(now).build())
+                .withContainerStatuses(new ContainerStatusBuilder().withName(container.getName()).withImage(container.getImage())
+                        .withImageID("").withReady(false).withStarted(false).withRestartCount(0)
+                        .withNewState().withNewTerminated().withExitCode(exitCode).withReason(exitCode == 0 ? "Completed" : "Error")
+                        .withStartedAt(now).withFinishedAt(now).endTerminated().endState().build())
                 .build();
     }
 
