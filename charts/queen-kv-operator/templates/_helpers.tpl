@@ -63,6 +63,12 @@ app.kubernetes.io/name: queen-kv
 app.kubernetes.io/managed-by: queen-kv-operator
 {{- end }}
 
+{{/* The pods of every cluster's backup CronJob (spec.backup), which call the nodes' HTTP port. */}}
+{{- define "queen-kv-operator.backupPodLabels" -}}
+app.kubernetes.io/name: queen-kv-backup
+app.kubernetes.io/managed-by: queen-kv-operator
+{{- end }}
+
 {{/* The namespaces the NetworkPolicies go in: networkPolicy.namespaces, else watchNamespaces. */}}
 {{- define "queen-kv-operator.networkPolicyNamespaces" -}}
 {{- join "," (default .Values.watchNamespaces .Values.networkPolicy.namespaces) }}

@@ -64,7 +64,7 @@ public final class BackupModel {
                 .withNewJobTemplate().withNewSpec()
                 .withBackoffLimit(2)
                 .withNewTemplate()
-                .withNewMetadata().withLabels(Labels.of(Model.name(c))).endMetadata()
+                .withNewMetadata().withLabels(Labels.backup(Model.name(c))).endMetadata()
                 .withNewSpec()
                 .withRestartPolicy("Never")
                 .withEnableServiceLinks(false)

@@ -29,6 +29,19 @@ public final class Labels {
         return m;
     }
 
+    /**
+     * The backup job's pods: a name of their own, so no node selector (the Services, the PDB, the
+     * StatefulSet) ever counts them; the chart's NetworkPolicy lets them reach the HTTP port.
+     */
+    public static Map<String, String> backup(String cluster) {
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put(NAME, APP + "-backup");
+        m.put(INSTANCE, cluster);
+        m.put(MANAGED_BY, OPERATOR);
+        m.put(COMPONENT, "backup");
+        return m;
+    }
+
     /** The selector as a label-selector string ({@code status.selector}, for the scale subresource). */
     public static String selectorString(String cluster) {
         StringBuilder b = new StringBuilder();

@@ -162,7 +162,9 @@ class ChartStructureTest {
         expected.put("policy/poddisruptionbudgets", owned);
         expected.put("/pods", List.of("delete", "get", "list", "watch"));
         expected.put("/pods/eviction", List.of("create"));
-        expected.put("/persistentvolumeclaims", List.of("delete", "get", "list", "watch"));
+        // a removed member's claim is deleted; spec.backup's claim is created once
+        expected.put("/persistentvolumeclaims", List.of("create", "delete", "get", "list", "watch"));
+        expected.put("batch/cronjobs", owned);
         // by name (the admin token, ca.crt; TlsMaterial writes <name>-ca and <name>-tls), never list, watch or delete
         expected.put("/secrets", List.of("create", "get", "patch", "update"));
         expected.put("cert-manager.io/certificates", List.of("create", "get", "patch", "update"));
@@ -225,6 +227,18 @@ class ChartStructureTest {
         assertThat(chart).isEqualTo(labels);
         assertThat(template("networkpolicy.yaml")).contains("include \"queen-kv-operator.nodePodLabels\"");
         assertThat(template("podmonitor.yaml")).contains("include \"queen-kv-operator.nodePodLabels\"");
+    }
+
+    /** The backup jobs' pods carry the labels the NetworkPolicy lets reach the nodes' HTTP port (Labels.backup). */
+    @Test
+    void backupPodSelectorIsTheOperatorsLabels() throws IOException {
+        JsonNode selector = YAML.readTree(define("queen-kv-operator.backupPodLabels"));
+        Map<String, String> chart = new LinkedHashMap<>();
+        selector.fields().forEachRemaining(f -> chart.put(f.getKey(), f.getValue().asText()));
+        assertThat(io.queenkv.operator.model.Labels.backup("kv")).containsAllEntriesOf(chart);
+        assertThat(chart).doesNotContainKey(io.queenkv.operator.model.Labels.INSTANCE);
+        String np = template("networkpolicy.yaml");
+        assertThat(np.indexOf("include \"queen-kv-operator.backupPodLabels\"")).as("in the HTTP rule").isGreaterThan(np.indexOf("port: raft"));
     }
 
     /**

@@ -46,6 +46,9 @@ class BackupModelTest {
         assertThat(container(job).getCommand()).containsExactly("sh", "-c", BackupModel.script("kv", 5, Model.CLI_JAR, Model.BACKUPS_DIR));
         assertThat(container(job).getSecurityContext().getReadOnlyRootFilesystem()).isTrue();
         assertThat(pod(job).getSecurityContext().getRunAsNonRoot()).isTrue();
+        var podLabels = job.getSpec().getJobTemplate().getSpec().getTemplate().getMetadata().getLabels();
+        assertThat(podLabels).as("no selector of the node pods matches a backup pod")
+                .doesNotContainEntry(Labels.NAME, Labels.APP).containsEntry(Labels.INSTANCE, "kv");
     }
 
     @Test
