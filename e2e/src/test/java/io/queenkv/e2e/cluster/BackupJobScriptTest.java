@@ -44,8 +44,7 @@ class BackupJobScriptTest {
 
     @Test
     void eachRunLeavesOneCheckedBackupAndKeepsTheNewest() throws Exception {
-        Path cliJar = Path.of(System.getProperty("queenkv.cliJar", "../cli/target/queen-kv-cli.jar")).toAbsolutePath().normalize();
-        assertThat(cliJar).as("the CLI jar; build it with `mvn -o -q -DskipTests package -pl cli -am`").isRegularFile();
+        Path cliJar = cliJar();
         cluster = logs.watch(new NodeProcessCluster(3, Map.of(), false)).start();
         KvHttp http = new KvHttp();
         for (int i = 0; i < 50; i++) assertThat(http.put(cluster.url(cluster.leaderId()), "jobs", "k" + i, KvHttp.value(i)).ok()).isTrue();
@@ -70,13 +69,19 @@ class BackupJobScriptTest {
 
     @Test
     void aFailedBackupDeletesNothing() throws Exception {
-        Path cliJar = Path.of(System.getProperty("queenkv.cliJar", "../cli/target/queen-kv-cli.jar")).toAbsolutePath().normalize();
-        assertThat(cliJar).as("the CLI jar; build it with `mvn -o -q -DskipTests package -pl cli -am`").isRegularFile();
+        Path cliJar = cliJar();
         for (int i = 1; i <= 3; i++) Files.writeString(dir.resolve("kv-2020010" + i + "T000000.000000000Z.backup"), "old " + i);
         Result r = run(BackupModel.script("kv", 1, cliJar.toString(), dir.toString()), "http://127.0.0.1:1");
         assertThat(r.exit()).as("no node answers").isNotZero();
         assertThat(backups()).hasSize(3);
         assertThat(dir).isDirectoryNotContaining("glob:**.partial");
+    }
+
+    /** The built CLI jar ({@code -Dqueenkv.cliJar} overrides), as the node image holds it. */
+    private static Path cliJar() {
+        Path jar = Path.of(System.getProperty("queenkv.cliJar", "../cli/target/queen-kv-cli.jar")).toAbsolutePath().normalize();
+        assertThat(jar).as("the CLI jar; build it with `mvn -o -q -DskipTests package -pl cli -am`").isRegularFile();
+        return jar;
     }
 
     private List<Path> backups() throws IOException {

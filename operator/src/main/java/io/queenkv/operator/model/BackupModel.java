@@ -44,11 +44,7 @@ public final class BackupModel {
         return new PersistentVolumeClaimBuilder()
                 .withMetadata(new ObjectMetaBuilder().withName(Names.backupClaim(Model.name(c))).withNamespace(Model.namespace(c))
                         .withLabels(Labels.of(Model.name(c))).build())
-                .withNewSpec()
-                .withAccessModes("ReadWriteOnce")
-                .withStorageClassName(storage.getStorageClassName())
-                .withNewResources().addToRequests("storage", new Quantity(storage.getSize())).endResources()
-                .endSpec()
+                .withSpec(StatefulSetModel.readWriteOnce(storage))
                 .build();
     }
 

@@ -13,6 +13,8 @@ import io.fabric8.kubernetes.api.model.ContainerPortBuilder;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaimSpec;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaimSpecBuilder;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodSpecBuilder;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
@@ -206,11 +208,16 @@ public final class StatefulSetModel {
         StorageSpec storage = Model.storage(Model.spec(c));
         return new PersistentVolumeClaimBuilder()
                 .withNewMetadata().withName(Model.DATA_VOLUME).withLabels(Labels.of(Model.name(c))).endMetadata()
-                .withNewSpec()
+                .withSpec(readWriteOnce(storage))
+                .build();
+    }
+
+    /** A ReadWriteOnce claim of {@code storage}'s size and class: each node's data, and the backups' claim. */
+    static PersistentVolumeClaimSpec readWriteOnce(StorageSpec storage) {
+        return new PersistentVolumeClaimSpecBuilder()
                 .withAccessModes("ReadWriteOnce")
                 .withStorageClassName(storage.getStorageClassName())
                 .withNewResources().addToRequests("storage", new Quantity(storage.getSize())).endResources()
-                .endSpec()
                 .build();
     }
 
