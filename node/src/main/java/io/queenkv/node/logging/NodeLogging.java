@@ -6,18 +6,21 @@ import java.util.Map;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.classic.jul.LevelChangePropagator;
 import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
 import ch.qos.logback.classic.spi.Configurator;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.ConsoleAppender;
 import ch.qos.logback.core.encoder.Encoder;
 import ch.qos.logback.core.spi.ContextAwareBase;
+import org.slf4j.bridge.SLF4JBridgeHandler;
 
 /**
  * The node's logging, from the environment (found by logback through {@code META-INF/services}):
  * {@code QUEEN_KV_LOG_FORMAT} {@code text} (the default) or {@code json} (one JSON object per line, the
  * node image's default), {@code QUEEN_KV_LOG_LEVEL} {@code error|warn|info|debug|trace} (default
- * {@code info}), to stderr. Ratis, Jetty and Javalin log at warn unless the level is debug or trace. A
+ * {@code info}), to stderr, java.util.logging (gRPC's) included. Ratis, Jetty and Javalin log at warn
+ * unless the level is debug or trace. A
  * value it does not know falls back to the default here; {@code NodeConfig} refuses it at start-up.
  */
 public final class NodeLogging extends ContextAwareBase implements Configurator {
@@ -50,11 +53,19 @@ public final class NodeLogging extends ContextAwareBase implements Configurator 
         console.setEncoder(encoder);
         console.start();
 
+        // java.util.logging (gRPC's) goes into the same lines, its levels kept in step with the ones set below.
+        LevelChangePropagator levels = new LevelChangePropagator();
+        levels.setContext(context);
+        levels.setResetJUL(true);
+        context.addListener(levels);
+        levels.start();
         ch.qos.logback.classic.Logger root = context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
         root.setLevel(level);
         root.addAppender(console);
         Level chatty = level.isGreaterOrEqual(Level.INFO) ? Level.WARN : level;
         for (String name : CHATTY) context.getLogger(name).setLevel(chatty);
+        SLF4JBridgeHandler.removeHandlersForRootLogger();
+        SLF4JBridgeHandler.install();
         return ExecutionStatus.DO_NOT_INVOKE_NEXT_IF_ANY;
     }
 

@@ -16,7 +16,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.classic.spi.LoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.queenkv.node.testing.NodeProcess;
 
 /** JSON log lines: one object per event, exceptions inside it; a real node writes nothing else, start to clean stop. */
@@ -39,6 +41,26 @@ class NodeLoggingTest {
         assertThat(json.get("error").asText()).contains("IllegalStateException: disk full").contains("\tat ");
     }
 
+    /** gRPC inside Ratis logs through java.util.logging; its lines must be the node's lines, not JUL's own format. */
+    @Test
+    void javaUtilLoggingGoesIntoTheNodesLog() {
+        LoggerContext context = (LoggerContext) org.slf4j.LoggerFactory.getILoggerFactory();
+        ListAppender<ILoggingEvent> seen = new ListAppender<>();
+        seen.start();
+        ch.qos.logback.classic.Logger logger = context.getLogger("io.queenkv.jul");
+        logger.addAppender(seen);
+        try {
+            java.util.logging.Logger.getLogger("io.queenkv.jul").warning("from java.util.logging");
+            java.util.logging.Logger.getLogger("io.queenkv.jul").fine("below the level");
+            assertThat(seen.list).extracting(ILoggingEvent::getFormattedMessage).containsExactly("from java.util.logging");
+            assertThat(seen.list.get(0).getLevel()).isEqualTo(Level.WARN);
+            assertThat(java.util.logging.Logger.getLogger("").getHandlers()).as("JUL's own console handler is gone")
+                    .noneMatch(h -> h instanceof java.util.logging.ConsoleHandler);
+        } finally {
+            logger.detachAppender(seen);
+        }
+    }
+
     @Test
     void aNodeLogsOnlyJsonLinesFromStartToACleanStop(@TempDir Path dir) throws Exception {
         Path log = dir.resolve("node.log");
@@ -50,6 +72,7 @@ class NodeLoggingTest {
         }
         List<String> lines = Files.readAllLines(log).stream().filter(l -> !l.isBlank()).toList();
         assertThat(lines).isNotEmpty();
+        assertThat(lines).as("every line JSON").allMatch(l -> l.startsWith("{") && l.endsWith("}"));
         for (String line : lines) {
             JsonNode json = JSON.readTree(line);
             assertThat(json.isObject()).as(line).isTrue();
