@@ -17,6 +17,7 @@ import java.time.Instant;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -595,19 +596,14 @@ final class LocalKubelet implements AutoCloseable {
         jvm.addAll(extraJvmArgs);
         env.put("JAVA_OPTS", (env.getOrDefault("JAVA_OPTS", "") + " " + String.join(" ", jvm)).trim());
 
+        // A job's script names its mount paths itself (a node's takes them from the environment).
+        boolean job = runsToCompletion(pod);
         List<String> command = new ArrayList<>();
-        for (String s : c.getCommand()) command.add(imagePaths(s));
-        for (String s : c.getArgs()) command.add(imagePaths(s));
+        for (String s : c.getCommand()) command.add(imagePaths(job ? mountPaths(s, mounts) : s));
+        for (String s : c.getArgs()) command.add(imagePaths(job ? mountPaths(s, mounts) : s));
         if (command.isEmpty()) command.addAll(List.of("sh", "-c", "exec java $JAVA_OPTS -jar " + nodeJar));
-        if (runsToCompletion(pod)) {
-            // A job's script names its mount paths itself (a node's takes them from the environment).
-            command.replaceAll(part -> {
-                for (Map.Entry<String, Path> m : mounts.entrySet()) part = part.replace(m.getKey() + "/", m.getValue() + "/");
-                return part;
-            });
-            // Its JVMs resolve the Services' names as the nodes do, whatever options the script gives them.
-            env.put("JAVA_TOOL_OPTIONS", "-Djdk.net.hosts.file=" + hostsFile + " -Djava.io.tmpdir=" + tmp);
-        }
+        // A job's JVMs resolve the Services' names as the nodes do, whatever options its script gives them.
+        if (job) env.put("JAVA_TOOL_OPTIONS", "-Djdk.net.hosts.file=" + hostsFile + " -Djava.io.tmpdir=" + tmp);
 
         List<String> preStop = c.getLifecycle() != null && c.getLifecycle().getPreStop() != null && c.getLifecycle().getPreStop().getExec() != null
                 ? List.copyOf(c.getLifecycle().getPreStop().getExec().getCommand()) : List.of();
@@ -727,6 +723,20 @@ final class LocalKubelet implements AutoCloseable {
     private String imagePaths(String s) {
         return s.replace(IMAGE_JAR, nodeJar.toString())
                 .replace(IMAGE_CLI_JAR, LocalCluster.e2eDir().resolve("../cli/target/queen-kv-cli.jar").toAbsolutePath().normalize().toString());
+    }
+
+    /**
+     * Every mount path followed by {@code /} in {@code text} replaced by its local dir, in one pass (a
+     * local dir may itself start with another mount path, such as {@code /tmp}).
+     */
+    static String mountPaths(String text, Map<String, Path> mounts) {
+        if (mounts.isEmpty()) return text;
+        List<String> paths = mounts.keySet().stream().sorted(Comparator.comparingInt(String::length).reversed()).toList();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile(
+                paths.stream().map(java.util.regex.Pattern::quote).collect(Collectors.joining("|", "(", ")/"))).matcher(text);
+        StringBuilder out = new StringBuilder();
+        while (m.find()) m.appendReplacement(out, java.util.regex.Matcher.quoteReplacement(mounts.get(m.group(1)) + "/"));
+        return m.appendTail(out).toString();
     }
 
     /** A pod whose container is not restarted when it exits (a Job's). */
