@@ -64,13 +64,14 @@ final class Readmission {
     private final MemberProbe probe;
     /** Per learner: the commit index it must reach first (the leader's, when this leader first saw it learning). */
     private final Map<RaftPeerId, Long> catchUpTarget = new HashMap<>();
-    /** Per learner without the group: when it was last offered it, so one that refuses is asked only now and then. */
-    private final Map<RaftPeerId, Long> lastOffer = new HashMap<>();
+    /**
+     * Per member: when it was last offered the group (a learner without it) or probed from outside the
+     * configuration, so one that refuses, or is down, costs a call only now and then.
+     */
+    private final Map<RaftPeerId, Long> lastAsked = new HashMap<>();
     static final long OFFER_EVERY_NANOS = 5_000_000_000L;
     /** Every member seen in a configuration or configured, by id: where a member left outside may be found. */
     private final Map<RaftPeerId, RaftPeer> known = new HashMap<>();
-    /** Per member outside the configuration: when it was last probed, so one that is down costs a probe only now and then. */
-    private final Map<RaftPeerId, Long> lastOutsideProbe = new HashMap<>();
     private String lastFailure = "";
 
     Readmission(ReplicatedKv kv) {
@@ -100,18 +101,12 @@ final class Readmission {
                 MemberProbe.Holding holding = probe.probe(listener);
                 long commit = leader.getRaftLog().getLastCommittedIndex();
                 if (holding instanceof MemberProbe.Holding.NoGroup) {
-                    Long offered = lastOffer.get(listener.getId());
-                    if (offered != null && System.nanoTime() - offered < OFFER_EVERY_NANOS) continue;
-                    lastOffer.put(listener.getId(), System.nanoTime());
+                    if (!due(listener)) continue;
                     giveGroup(listener, voters, listeners);
-                    lastOffer.remove(listener.getId());
                     catchUpTarget.remove(listener.getId());
                     List<RaftPeer> others = without(listeners, listener);
-                    change(voters, listeners, voters, others, 0);
-                    List<RaftPeer> withMember = new ArrayList<>(voters);
-                    withMember.add(withRole(listener, RaftPeerRole.FOLLOWER));
-                    change(voters, others, withMember, others, STAGING_WAIT_MS);
-                    LOG.info("member {} caught up as a new incarnation: it votes again", listener.getId());
+                    change(voters, listeners, voters, others);
+                    takeBackIn(voters, others, listener);
                     return;
                 }
                 if (holding instanceof MemberProbe.Holding.Holds h) {
@@ -119,7 +114,7 @@ final class Readmission {
                     if (h.appliedIndex() >= target && h.appliedIndex() >= commit - CAUGHT_UP_GAP) {
                         List<RaftPeer> newVoters = new ArrayList<>(voters);
                         newVoters.add(withRole(listener, RaftPeerRole.FOLLOWER));
-                        change(voters, listeners, newVoters, without(listeners, listener), 0);
+                        change(voters, listeners, newVoters, without(listeners, listener));
                         catchUpTarget.remove(listener.getId());
                         LOG.info("member {} caught up (applied {} of {}): it votes again", listener.getId(), h.appliedIndex(), commit);
                         return;
@@ -133,22 +128,16 @@ final class Readmission {
                             + " and is re-admitted as a new incarnation", voter.getId());
                     List<RaftPeer> newListeners = new ArrayList<>(listeners);
                     newListeners.add(withRole(voter, RaftPeerRole.LISTENER));
-                    change(voters, listeners, without(voters, voter), newListeners, 0);
+                    change(voters, listeners, without(voters, voter), newListeners);
                     return;
                 }
             }
             for (RaftPeer outside : outside(conf)) {
-                Long probed = lastOutsideProbe.get(outside.getId());
-                if (probed != null && System.nanoTime() - probed < OFFER_EVERY_NANOS) continue;
-                lastOutsideProbe.put(outside.getId(), System.nanoTime());
+                if (!due(outside)) continue;
                 if (probe.probe(outside) instanceof MemberProbe.Holding.Holds h && h.listener()) {
                     LOG.warn("member {} holds the group as a listener outside the configuration (an earlier leader stopped"
                             + " half-way through re-admitting it): it is taken back in", outside.getId());
-                    List<RaftPeer> withMember = new ArrayList<>(voters);
-                    withMember.add(outside);
-                    change(voters, listeners, withMember, listeners, STAGING_WAIT_MS);
-                    lastOutsideProbe.remove(outside.getId());
-                    LOG.info("member {} caught up as a new incarnation: it votes again", outside.getId());
+                    takeBackIn(voters, listeners, outside);
                     return;
                 }
             }
@@ -158,6 +147,17 @@ final class Readmission {
             if (!String.valueOf(failure).equals(lastFailure)) LOG.warn("re-admission step failed, will retry: {}", failure);
             lastFailure = String.valueOf(failure);
         }
+    }
+
+    /**
+     * Whether {@code member} may be asked now (not within {@link #OFFER_EVERY_NANOS} of the last time);
+     * records this time. A step that succeeds clears it ({@link #takeBackIn}).
+     */
+    private boolean due(RaftPeer member) {
+        Long last = lastAsked.get(member.getId());
+        if (last != null && System.nanoTime() - last < OFFER_EVERY_NANOS) return false;
+        lastAsked.put(member.getId(), System.nanoTime());
+        return true;
     }
 
     /** Known members that the configuration does not hold, sorted. */
@@ -182,15 +182,29 @@ final class Readmission {
      * A configuration change sent to this node itself, the leader: the node's shared client may
      * first try a member that lost its disk (it answers that it has no such group, and is no leader).
      */
-    private void change(List<RaftPeer> voters, List<RaftPeer> listeners, List<RaftPeer> newVoters, List<RaftPeer> newListeners,
-                        long waitMs) {
-        RaftPeer self = kv.division().getPeer();
-        try (RaftClient toSelf = waitMs > 0 ? kv.newClient(List.of(self), RetryPolicies.noRetry(), waitMs)
-                : kv.newClient(List.of(self), RetryPolicies.noRetry())) {
+    private void change(List<RaftPeer> voters, List<RaftPeer> listeners, List<RaftPeer> newVoters, List<RaftPeer> newListeners) {
+        try (RaftClient toSelf = kv.newClient(List.of(kv.division().getPeer()), RetryPolicies.noRetry())) {
             change(toSelf, voters, listeners, newVoters, newListeners);
         } catch (IOException e) {
             throw ReplicatedKv.unavailable(e);
         }
+    }
+
+    /**
+     * Step 3's second half: {@code member} (outside the configuration) back in as a voter. Ratis stages
+     * it, a snapshot and the log first, and counts its vote only once it caught up, so this waits up to
+     * {@link #STAGING_WAIT_MS}.
+     */
+    private void takeBackIn(List<RaftPeer> voters, List<RaftPeer> listeners, RaftPeer member) {
+        List<RaftPeer> withMember = new ArrayList<>(voters);
+        withMember.add(withRole(member, RaftPeerRole.FOLLOWER));
+        try (RaftClient toSelf = kv.newClient(List.of(kv.division().getPeer()), RetryPolicies.noRetry(), STAGING_WAIT_MS)) {
+            change(toSelf, voters, listeners, withMember, listeners);
+        } catch (IOException e) {
+            throw ReplicatedKv.unavailable(e);
+        }
+        lastAsked.remove(member.getId());
+        LOG.info("member {} caught up as a new incarnation: it votes again", member.getId());
     }
 
     private static void change(RaftClient client, List<RaftPeer> voters, List<RaftPeer> listeners, List<RaftPeer> newVoters,
