@@ -191,10 +191,11 @@ public final class ReplicatedKv implements AutoCloseable {
         RaftServerConfigKeys.Rpc.setTimeoutMin(p, TimeDuration.valueOf(1, TimeUnit.SECONDS));
         RaftServerConfigKeys.Rpc.setTimeoutMax(p, TimeDuration.valueOf(2, TimeUnit.SECONDS));
         RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
-        // Heartbeats on the append stream, not on a channel of their own: a heartbeat answered while
-        // the leader backs off over a follower's divergent tail lets Ratis 3.3 take that tail for
-        // matched, and it then never backs off past it (the follower stays behind for good).
-        GrpcConfigKeys.Server.setHeartbeatChannel(p, false);
+        // A follower appends every batch it is sent. With Ratis 3.3's composed appends, a batch that
+        // starts where one still being written starts is answered as appended without being
+        // appended; the leader then takes the follower for matched past its log and never sends it
+        // the gap, so the follower stays behind for good (FollowerCatchUpTest).
+        RaftServerConfigKeys.Log.setAppendEntriesComposeEnabled(p, false);
         RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
         RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, config.snapshotEveryEntries());
         RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
