@@ -18,6 +18,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -90,8 +91,15 @@ class LostDiskTest {
      * soon as it shows the member outside. A later leader must take the member back in once it runs
      * again, with no manual step.
      */
-    @Test
-    void aLeaderThatDiesHalfWayThroughARepairLeavesItToTheNextOne() {
+    /**
+     * The leader dies between taking the re-admitted member out of the configuration and putting it
+     * back in, while the member is stopped; the member then comes back as it was, or restarts (Ratis
+     * then starts it as a server outside the group).
+     */
+    @ParameterizedTest(name = "the member {0}")
+    @ValueSource(strings = {"resumes", "restarts"})
+    void aLeaderThatDiesHalfWayThroughARepairLeavesItToTheNextOne(String then) {
+        boolean restarts = then.equals("restarts");
         cluster = startCluster();
         Map<String, Long> written = writeKeys(cluster.url(cluster.leaderId()), "k", KEYS);
         String member = cluster.anyFollower();
@@ -109,7 +117,12 @@ class LostDiskTest {
                     return "leader".equals(s.path("role").asText()) && roleOf(s, member).equals("absent");
                 }).findFirst(), java.util.Optional::isPresent).orElseThrow();
         cluster.kill9(leader);
-        cluster.resume(member);
+        if (restarts) {
+            cluster.kill9(member);
+            cluster.restartNoWait(member);
+        } else {
+            cluster.resume(member);
+        }
         cluster.restartNoWait(leader);
 
         awaitVotingAgain(member);

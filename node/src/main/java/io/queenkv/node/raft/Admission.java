@@ -130,6 +130,12 @@ final class Admission implements AutoCloseable {
 
     private void waitForAdmission(String why) {
         state = State.WAITING_FOR_ADMISSION;
+        try {
+            new PendingReadmission(kv.config().dataDir()).mark();
+        } catch (IOException e) {
+            LOG.warn("could not mark this member as waiting for re-admission ({}); a leader that stops half-way through"
+                    + " re-admitting it may leave it outside the group", e.getMessage());
+        }
         LOG.warn("this member holds no data of cluster {}: it waits, voting for nobody, until the leader admits it ({})",
                 kv.identity().clusterId(), why);
     }

@@ -14,7 +14,8 @@ import io.queenkv.node.kv.KvEngine;
 /**
  * What only the leader does, on a timer: commit the seed settings of a new cluster once, re-admit
  * members that lost their data ({@link Readmission}), and sweep expired rows through the log in
- * bounded batches.
+ * bounded batches. Every member also runs its own part of a re-admission here
+ * ({@link Readmission#askToBeTakenBackIn}).
  */
 public final class LeaderDuties implements AutoCloseable {
     static final int SWEEP_BATCH_ROWS = 1_000;
@@ -38,8 +39,14 @@ public final class LeaderDuties implements AutoCloseable {
 
     private void run() {
         try {
+            var outside = kv.startedOutsideTheGroup();
+            if (outside.isPresent()) {
+                readmission.askToBeTakenBackIn(outside.get());
+                return;
+            }
             var division = kv.division();
             readmission.observe(division.getRaftConf());
+            readmission.askToBeTakenBackIn(division);
             var info = division.getInfo();
             if (!info.isLeader() || !info.isLeaderReady()) return;
             if (kv.local(KvEngine::settingsIndex) == 0) {

@@ -2,13 +2,18 @@ package io.queenkv.node.raft;
 
 import java.io.IOException;
 import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
 
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.proto.RaftProtos.LogInfoProto;
+import org.apache.ratis.proto.RaftProtos.RaftConfigurationProto;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.protocol.GroupInfoReply;
 import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 
 /**
  * Asks a member's Raft port what it holds of this cluster's group. Both the start-up of a member
@@ -36,6 +41,12 @@ final class MemberProbe {
         }
     }
 
+    /**
+     * The leader's view of the configuration, as a member it asked answers it: whether the asking
+     * member is in it (a voter or a listener), and whether a change is under way.
+     */
+    record LeaderView(RaftPeer leader, boolean holdsMember, boolean changing) {}
+
     private final ReplicatedKv kv;
 
     MemberProbe(ReplicatedKv kv) {
@@ -58,5 +69,25 @@ final class MemberProbe {
         } catch (IOException | RuntimeException e) {
             return new Holding.Unreachable(e.getClass().getSimpleName() + ": " + e.getMessage());
         }
+    }
+
+    /** Asks {@code peers} in turn for the group; the first that answers as its leader tells where {@code member} stands. */
+    Optional<LeaderView> leaderView(List<RaftPeer> peers, RaftPeerId member) {
+        for (RaftPeer peer : peers) {
+            try (RaftClient direct = kv.newClient(List.of(peer), RetryPolicies.noRetry())) {
+                GroupInfoReply info = direct.getGroupManagementApi(peer.getId()).info(kv.groupId());
+                if (info.getRoleInfoProto() == null || info.getRoleInfoProto().getRole() != RaftPeerRole.LEADER) continue;
+                Optional<RaftConfigurationProto> conf = info.getConf();
+                if (conf.isEmpty()) continue;
+                ByteString id = member.toByteString();
+                boolean holds = Stream.concat(conf.get().getPeersList().stream(), conf.get().getListenersList().stream())
+                        .anyMatch(p -> p.getId().equals(id));
+                boolean changing = !conf.get().getOldPeersList().isEmpty() || !conf.get().getOldListenersList().isEmpty();
+                return Optional.of(new LeaderView(peer, holds, changing));
+            } catch (IOException | RuntimeException e) {
+                // not there, or not holding the group: ask the next one
+            }
+        }
+        return Optional.empty();
     }
 }

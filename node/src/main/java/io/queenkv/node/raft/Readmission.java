@@ -6,6 +6,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
@@ -49,6 +50,11 @@ import org.slf4j.LoggerFactory;
  *       makes listeners, so a member an admin removed (a voter when it left) is never brought back.
  *       Candidates are the configured peers and every member this node saw in a configuration since
  *       it started.</li>
+ *   <li>such a member that restarted before that answers as a follower: Ratis starts a server whose
+ *       own configuration leaves it out outside the group. It asks to be taken back in itself
+ *       ({@link #askToBeTakenBackIn}) when it holds the {@link PendingReadmission} mark, set when it
+ *       waited for admission and cleared once a committed configuration counts it as a voter; a
+ *       voter an admin removed holds none.</li>
  * </ul>
  *
  * With no quorum of intact voters there is no leader, so nothing here runs and the cluster stays
@@ -66,23 +72,70 @@ final class Readmission {
     private final Map<RaftPeerId, Long> catchUpTarget = new HashMap<>();
     /**
      * Per member: when it was last offered the group (a learner without it) or probed from outside the
-     * configuration, so one that refuses, or is down, costs a call only now and then.
+     * configuration, or, for this member, when it last asked to be taken back in, so one that refuses,
+     * or is down, costs a call only now and then.
      */
     private final Map<RaftPeerId, Long> lastAsked = new HashMap<>();
     static final long OFFER_EVERY_NANOS = 5_000_000_000L;
     /** Every member seen in a configuration or configured, by id: where a member left outside may be found. */
     private final Map<RaftPeerId, RaftPeer> known = new HashMap<>();
+    private final PendingReadmission pending;
     private String lastFailure = "";
 
     Readmission(ReplicatedKv kv) {
         this.kv = kv;
         this.probe = new MemberProbe(kv);
+        this.pending = new PendingReadmission(kv.config().dataDir());
         for (RaftPeer peer : ReplicatedKv.toPeers(kv.config().peers())) known.put(peer.getId(), peer);
     }
 
     /** Called every round on every member, leader or not, so a later leader knows who was in the group. */
     void observe(RaftConfiguration conf) {
         for (RaftPeer peer : conf.getAllPeers()) known.put(peer.getId(), withRole(peer, RaftPeerRole.FOLLOWER));
+    }
+
+    /**
+     * Called every round on every member, leader or not. While this member holds the
+     * {@link PendingReadmission} mark: clears it once a committed configuration counts the member as
+     * a voter; when its own configuration leaves it out (it restarted after a leader took it out),
+     * asks the leader (every {@link #OFFER_EVERY_NANOS} at most) whether the leader's configuration
+     * holds it, and when it does not, asks to be taken back in, staged as a new peer. A member staged
+     * by an admin never asks: the group it was given holds it.
+     */
+    void askToBeTakenBackIn(RaftServer.Division self) {
+        if (!pending.marked()) return;
+        RaftConfiguration conf = self.getRaftConf();
+        try {
+            if (conf.getPeer(self.getId(), RaftPeerRole.FOLLOWER) != null && conf.getPreviousPeers().isEmpty()
+                    && conf.getLogEntryIndex() <= self.getRaftLog().getLastCommittedIndex()) {
+                pending.clear();
+                LOG.info("this member votes in a committed configuration: its re-admission is complete");
+                return;
+            }
+            // As this member advertises itself (outside the configuration, Ratis knows only its bind address).
+            RaftPeer me = ReplicatedKv.toPeers(List.of(kv.config().self())).get(0);
+            boolean inOwn = Stream.of(RaftPeerRole.FOLLOWER, RaftPeerRole.LISTENER)
+                    .anyMatch(role -> conf.getCurrentPeers(role).stream().anyMatch(p -> p.getId().equals(me.getId())));
+            if (inOwn || !due(me)) return;
+            Map<RaftPeerId, RaftPeer> askable = new HashMap<>();
+            for (RaftPeer p : ReplicatedKv.toPeers(kv.config().peers())) askable.put(p.getId(), p);
+            for (RaftPeer p : conf.getAllPeers()) askable.put(p.getId(), p);
+            askable.remove(me.getId());
+            MemberProbe.LeaderView view = probe.leaderView(sorted(askable.values()), me.getId()).orElse(null);
+            if (view == null || view.holdsMember() || view.changing()) return;
+            LOG.warn("the leader's configuration leaves out this member, which it was re-admitting (a leader stopped"
+                    + " half-way): it asks to be taken back in");
+            try (RaftClient toLeader = kv.newClient(List.of(view.leader()), RetryPolicies.noRetry(), STAGING_WAIT_MS)) {
+                ReplicatedKv.call(() -> toLeader.admin().setConfiguration(SetConfigurationRequest.Arguments.newBuilder()
+                        .setServersInNewConf(List.of(withRole(me, RaftPeerRole.FOLLOWER)))
+                        .setMode(SetConfigurationRequest.Mode.ADD).build()));
+            }
+            LOG.info("taken back in as a new incarnation: this member votes again");
+        } catch (IOException | RuntimeException e) {
+            String failure = e.getMessage();
+            if (!String.valueOf(failure).equals(lastFailure)) LOG.warn("asking to be taken back in failed, will retry: {}", failure);
+            lastFailure = String.valueOf(failure);
+        }
     }
 
     /** Ids of the members being re-admitted (listeners of the configuration), sorted. */

@@ -407,6 +407,21 @@ public final class ReplicatedKv implements AutoCloseable {
         }
     }
 
+    /**
+     * The group's division when Ratis started it outside the group: the server is running, the
+     * division is not, as Ratis leaves one whose own configuration does not hold it until a leader
+     * takes it in. Such a node is no member ({@link #membership()} is empty).
+     */
+    Optional<RaftServer.Division> startedOutsideTheGroup() {
+        try {
+            if (server.getLifeCycleState() != LifeCycle.State.RUNNING) return Optional.empty();
+            RaftServer.Division d = server.getDivision(groupId);
+            return d.getInfo().getLifeCycleState() == LifeCycle.State.STARTING ? Optional.of(d) : Optional.empty();
+        } catch (IOException e) {
+            return Optional.empty();
+        }
+    }
+
     public RaftServer.Division division() {
         return membership().orElseThrow(() -> new Refusal(Reason.KV_NO_LEADER, "this node is not a member of the group yet"));
     }

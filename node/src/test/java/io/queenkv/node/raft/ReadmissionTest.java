@@ -13,6 +13,7 @@ import java.util.Map;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.SetConfigurationRequest;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.server.RaftConfiguration;
@@ -74,6 +75,31 @@ class ReadmissionTest {
                 .pollInterval(Duration.ofMillis(250))
                 .until(() -> leader.node.replicated().division().getRaftConf().getPeer(member.node.replicated().selfId(),
                         RaftPeerRole.FOLLOWER, RaftPeerRole.LISTENER) == null);
+    }
+
+    /**
+     * The same removal, with the member holding the mark of a re-admission not finished (what a
+     * leader that died between taking it out and putting it back in leaves): it asks to be taken
+     * back in, votes again, and clears the mark.
+     */
+    @Test
+    void aMemberOutsideItsConfigurationThatWasBeingReadmittedAsksBackIn() throws IOException {
+        nodes = LocalNode.startCluster(dir, 3, Map.of());
+        LocalNode leader = leader();
+        for (int i = 0; i < 20; i++) assertThat(put(leader, "k" + i).statusCode()).isEqualTo(200);
+        LocalNode member = nodes.stream().filter(n -> n != leader).findFirst().orElseThrow();
+        RaftPeerId id = member.node.replicated().selfId();
+        PendingReadmission mark = new PendingReadmission(Path.of(member.env.get("QUEEN_KV_DATA_DIR")));
+        new ClusterAdmin(leader.node.replicated()).removeMember(id.toString());
+        mark.mark();
+
+        await("the member to vote again").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> {
+            RaftConfiguration now = leader.node.replicated().division().getRaftConf();
+            return now.getPreviousPeers().isEmpty() && now.getPeer(id, RaftPeerRole.FOLLOWER) != null;
+        });
+        await("the mark to be cleared").atMost(Duration.ofSeconds(20)).until(() -> !mark.marked());
+        String body = member.post("/api/v1/kv", "[{\"op\":\"getMany\",\"ns\":\"re\",\"keys\":[\"k0\",\"k19\"]}]").body();
+        assertThat(body).contains("\"key\":\"k0\"").contains("\"key\":\"k19\"");
     }
 
     /**
