@@ -416,8 +416,9 @@ public final class ReplicatedKv implements AutoCloseable {
         try {
             if (server.getLifeCycleState() != LifeCycle.State.RUNNING) return Optional.empty();
             RaftServer.Division d = server.getDivision(groupId);
-            return d.getInfo().getLifeCycleState() == LifeCycle.State.STARTING ? Optional.of(d) : Optional.empty();
-        } catch (IOException e) {
+            if (d.getInfo().getLifeCycleState() != LifeCycle.State.STARTING) return Optional.empty();
+            return d.getRaftLog().isOpened() ? Optional.of(d) : Optional.empty();
+        } catch (IOException | IllegalStateException e) { // IllegalStateException: Ratis has not opened its log yet
             return Optional.empty();
         }
     }
