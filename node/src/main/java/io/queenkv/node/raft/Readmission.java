@@ -50,8 +50,8 @@ import org.slf4j.LoggerFactory;
  *       makes listeners, so a member an admin removed (a voter when it left) is never brought back.
  *       Candidates are the configured peers and every member this node saw in a configuration since
  *       it started.</li>
- *   <li>such a member that restarted before that answers as a follower: Ratis starts a server whose
- *       own configuration leaves it out outside the group. It asks to be taken back in itself
+ *   <li>such a member that restarted before that answers as a follower (Ratis does not run a server
+ *       its own configuration leaves out, and reports no listener). It asks to be taken back in itself
  *       ({@link #askToBeTakenBackIn}) when it holds the {@link PendingReadmission} mark, set when it
  *       waited for admission and cleared once a committed configuration counts it as a voter; a
  *       voter an admin removed holds none.</li>
