@@ -251,8 +251,9 @@ public final class ReplicatedKv implements AutoCloseable {
 
     /**
      * Proposes one log entry; completes with the engine's outcome once it is applied. On the leader
-     * the entry goes straight to this node's Raft server; elsewhere (or when leadership moved) the
-     * node's client sends it to the leader.
+     * the entry goes straight to this node's Raft server; elsewhere the node's client sends it to the
+     * leader, and so when leadership moved during the call if that cannot apply it twice
+     * ({@link #appliesOnceHoweverSent}).
      */
     public Future<Outcome> write(Entry entry) {
         if (!isLeader()) return submit(() -> outcomeOf(sendToLeader(forwardable(entry))));
@@ -262,8 +263,9 @@ public final class ReplicatedKv implements AutoCloseable {
             Throwable why = failureOf(reply, failure);
             if (why == null) {
                 complete(outcome, reply);
-            } else if (notLeader(why)) {
-                // Refused before it entered the log: the leader is elsewhere now, so send it there.
+            } else if (notLeader(why) && appliesOnceHoweverSent(entry)) {
+                // The leader is elsewhere now. The entry may be in the log all the same (Ratis answers a
+                // stepping-down leader's pending requests so), so only what applies once goes again.
                 try {
                     outcome.completeAsync(() -> outcomeOf(sendToLeader(forwardable(entry))), callers);
                 } catch (RejectedExecutionException e) {
@@ -274,6 +276,16 @@ public final class ReplicatedKv implements AutoCloseable {
             }
         });
         return outcome;
+    }
+
+    /**
+     * Whether sending {@code entry} again cannot apply it twice: a write call with an
+     * {@code Idempotency-Key} (the engine answers a second copy with the first one's outcome), and the
+     * leader's own entries (sweeps and settings, the same however often they apply). A write call
+     * without one whose first copy may be in the log gets 503 instead: its outcome is unknown.
+     */
+    static boolean appliesOnceHoweverSent(Entry entry) {
+        return !(entry instanceof Entry.WriteCall call) || call.idempotencyKey() != null;
     }
 
     /**
