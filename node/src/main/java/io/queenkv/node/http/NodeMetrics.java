@@ -3,6 +3,7 @@ package io.queenkv.node.http;
 import java.time.Duration;
 import java.util.Set;
 
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -25,7 +26,13 @@ final class NodeMetrics {
         Gauge.builder("queen_kv_raft_leader", kv, k -> k.division().getInfo().isLeader() ? 1 : 0)
                 .description("1 when this node is the leader").register(registry);
         Gauge.builder("queen_kv_raft_forwarded_calls", kv, ReplicatedKv::forwardedCallsInProgress)
-                .description("Writes this node is forwarding to the leader right now (one thread each)").register(registry);
+                .description("Raft calls this node is forwarding to the leader right now (one thread each; one call may carry a group of writes)").register(registry);
+        FunctionCounter.builder("queen_kv_write_groups_sent", kv, ReplicatedKv::writeGroupsSent)
+                .description("Groups of write calls this node sent to Raft as one log entry each").register(registry);
+        FunctionCounter.builder("queen_kv_write_calls_sent_in_groups", kv, ReplicatedKv::writeCallsSentInGroups)
+                .description("Write calls this node sent to Raft in those groups").register(registry);
+        Gauge.builder("queen_kv_raft_grouped_writes_allowed", kv, k -> k.groupsAllowedAsLeader() ? 1 : 0)
+                .description("1 when this node is the leader and every member showed it applies grouped write calls").register(registry);
         Gauge.builder("queen_kv_keys", kv, k -> k.local(KvEngine::keyCount))
                 .description("Stored keys, expired keys awaiting the sweep included").register(registry);
         Gauge.builder("queen_kv_value_bytes", kv, k -> k.local(KvEngine::valueBytes))

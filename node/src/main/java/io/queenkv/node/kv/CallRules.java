@@ -60,7 +60,10 @@ public final class CallRules {
      * node can apply. A write call must pass every rule a parsed call passes.
      */
     public static void checkEntry(Entry entry, Settings settings) {
-        if (entry instanceof Entry.WriteCall call) {
+        if (entry instanceof Entry.WriteCalls group) {
+            if (group.calls().isEmpty()) throw new Refusal(Reason.KV_BAD_REQUEST, "the entry holds no calls");
+            for (Entry.WriteCall call : group.calls()) checkEntry(call, settings);
+        } else if (entry instanceof Entry.WriteCall call) {
             if (call.tenant() == null || call.tenant().isEmpty()) throw new Refusal(Reason.KV_BAD_REQUEST, "the call names no tenant");
             if (call.ops().isEmpty()) throw new Refusal(Reason.KV_BAD_REQUEST, "the call has no ops");
             if ((call.idempotencyKey() == null) != (call.fingerprint() == null))

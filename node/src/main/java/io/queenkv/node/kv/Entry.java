@@ -24,6 +24,21 @@ public sealed interface Entry {
         }
     }
 
+    /**
+     * Write calls that reached the leader together, in one log entry (group commit): each applies in
+     * turn, as if it were an entry of its own at this entry's instant, and is answered on its own.
+     * One Raft round for many calls is the point; nothing else ties them together.
+     */
+    record WriteCalls(long instant, List<WriteCall> calls) implements Entry {
+        public WriteCalls {
+            calls = calls.stream().map(c -> c.withInstant(instant)).toList();
+        }
+
+        public WriteCalls withInstant(long instant) {
+            return new WriteCalls(instant, calls);
+        }
+    }
+
     /** Deletes up to {@code maxRows} rows that are expired at the entry's instant. */
     record Sweep(long instant, int maxRows) implements Entry {
         public Sweep withInstant(long instant) {

@@ -10,11 +10,13 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 import io.queenkv.node.kv.Entry.ChangeSettings;
 import io.queenkv.node.kv.Entry.Sweep;
 import io.queenkv.node.kv.Entry.WriteCall;
+import io.queenkv.node.kv.Entry.WriteCalls;
 
 /**
  * Log entries as compact binary: a format version byte, the instant (8 bytes, so the leader stamps
@@ -25,7 +27,7 @@ import io.queenkv.node.kv.Entry.WriteCall;
 public final class EntryCodec {
     public static final byte FORMAT_VERSION = 1;
     private static final int INSTANT_OFFSET = 1;
-    private static final byte WRITE_CALL = 1, SWEEP = 2, CHANGE_SETTINGS = 3, SEED_SETTINGS = 4;
+    private static final byte WRITE_CALL = 1, SWEEP = 2, CHANGE_SETTINGS = 3, SEED_SETTINGS = 4, WRITE_CALLS = 5;
     private static final byte GET = 1, GET_MANY = 2, GET_PREFIX = 3, PUT = 4, PUT_IF_ABSENT = 5, DELETE = 6, INCR = 7, CHECK = 8;
 
     private EntryCodec() {}
@@ -38,10 +40,9 @@ public final class EntryCodec {
             out.writeLong(entry.instant());
             if (entry instanceof WriteCall call) {
                 out.writeByte(WRITE_CALL);
-                Binary.writeString(out, call.tenant());
-                Binary.writeNullableString(out, call.idempotencyKey());
-                Binary.writeNullableString(out, call.fingerprint());
-                writeOps(out, call.ops());
+                writeCall(out, call);
+            } else if (entry instanceof WriteCalls group) {
+                return stampInstant(group(group.calls().stream().map(EntryCodec::encode).toList()), group.instant());
             } else if (entry instanceof Sweep sweep) {
                 out.writeByte(SWEEP);
                 Binary.writeVarLong(out, sweep.maxRows());
@@ -67,8 +68,13 @@ public final class EntryCodec {
             long instant = in.readLong();
             byte kind = in.readByte();
             Entry entry = switch (kind) {
-                case WRITE_CALL -> new WriteCall(instant, Binary.readString(in), Binary.readNullableString(in),
-                        Binary.readNullableString(in), readOps(in));
+                case WRITE_CALL -> readCall(in, instant);
+                case WRITE_CALLS -> {
+                    int n = Binary.readCount(in);
+                    List<WriteCall> calls = new ArrayList<>(n);
+                    for (int i = 0; i < n; i++) calls.add(readCall(in, instant));
+                    yield new WriteCalls(instant, calls);
+                }
                 case SWEEP -> new Sweep(instant, Binary.readVarInt(in));
                 case CHANGE_SETTINGS -> new ChangeSettings(instant, readSettings(in));
                 case SEED_SETTINGS -> new Entry.SeedSettings(instant, readSettings(in));
@@ -82,6 +88,59 @@ public final class EntryCodec {
             // A field that decodes but is not valid for its record (a bad number, a bad JSON text).
             throw new UncheckedIOException(new IOException("malformed entry: " + e.getMessage(), e));
         }
+    }
+
+    /**
+     * One {@link WriteCalls} entry from write calls encoded one by one, their bytes copied (not
+     * encoded again). The calls' instants are dropped: the leader stamps one for all of them.
+     */
+    public static byte[] group(List<byte[]> encodedCalls) {
+        try {
+            int header = INSTANT_OFFSET + Long.BYTES + 1;
+            ByteArrayOutputStream bytes = new ByteArrayOutputStream(16 + encodedCalls.stream().mapToInt(c -> c.length).sum());
+            DataOutputStream out = new DataOutputStream(bytes);
+            out.writeByte(FORMAT_VERSION);
+            out.writeLong(0);
+            out.writeByte(WRITE_CALLS);
+            Binary.writeVarLong(out, encodedCalls.size());
+            for (byte[] call : encodedCalls) {
+                if (call.length < header || call[0] != FORMAT_VERSION || call[header - 1] != WRITE_CALL)
+                    throw new IllegalArgumentException("not an encoded write call");
+                out.write(call, header, call.length - header);
+            }
+            return bytes.toByteArray();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static void writeCall(DataOutput out, WriteCall call) throws IOException {
+        Binary.writeString(out, call.tenant());
+        Binary.writeNullableString(out, call.idempotencyKey());
+        Binary.writeNullableString(out, call.fingerprint());
+        writeOps(out, call.ops());
+    }
+
+    private static WriteCall readCall(DataInput in, long instant) throws IOException {
+        return new WriteCall(instant, Binary.readString(in), Binary.readNullableString(in), Binary.readNullableString(in), readOps(in));
+    }
+
+    /**
+     * A query the leader sends a member before it writes {@link WriteCalls} entries, which a node of
+     * an earlier version cannot apply. Such a node refuses it (its first bytes read as a string length
+     * out of range); this version answers {@link #FORMAT_PROBE_ANSWER}.
+     */
+    public static final byte[] FORMAT_PROBE = {(byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, 0x7F, WRITE_CALLS};
+    /** This version's answer to {@link #FORMAT_PROBE}: the newest entry kind it applies. */
+    public static final byte[] FORMAT_PROBE_ANSWER = {FORMAT_VERSION, WRITE_CALLS};
+
+    public static boolean isFormatProbe(byte[] query) {
+        return Arrays.equals(query, FORMAT_PROBE);
+    }
+
+    /** Whether a member's answer to {@link #FORMAT_PROBE} says it applies {@link WriteCalls} entries. */
+    public static boolean appliesWriteCalls(byte[] answer) {
+        return answer.length == 2 && answer[0] == FORMAT_VERSION && answer[1] >= WRITE_CALLS;
     }
 
     /** A read-only call as sent to a node's state machine: the tenant and the ops. */

@@ -126,6 +126,8 @@ public final class KvEngine {
 
     /** Applies one committed log entry at {@code index}. */
     public Outcome apply(long index, Entry entry) {
+        if (entry instanceof Entry.WriteCalls)
+            throw new IllegalArgumentException("the calls of a group apply one by one, each as an entry of its own");
         long now = Math.max(entry.instant(), lastInstant);
         lastInstant = now;
         forgetIdempotencyRecords(now);

@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 import io.queenkv.node.kv.Outcome.Completed;
 import io.queenkv.node.kv.Outcome.IdempotencyKeyReused;
@@ -41,6 +42,38 @@ public final class OutcomeCodec {
     public static Outcome decode(byte[] data) {
         try {
             return read(new DataInputStream(new ByteArrayInputStream(data)));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * The reply of a {@link Entry.WriteCalls} entry: each call's outcome in the entry's order, or
+     * empty for a call that could not be applied (it changed nothing).
+     */
+    public static byte[] encodeEach(List<Optional<Outcome>> outcomes) {
+        try {
+            ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 * outcomes.size());
+            DataOutputStream out = new DataOutputStream(bytes);
+            Binary.writeVarLong(out, outcomes.size());
+            for (Optional<Outcome> outcome : outcomes) {
+                out.writeBoolean(outcome.isPresent());
+                if (outcome.isPresent()) write(out, outcome.get());
+            }
+            return bytes.toByteArray();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public static List<Optional<Outcome>> decodeEach(byte[] data) {
+        try {
+            DataInputStream in = new DataInputStream(new ByteArrayInputStream(data));
+            int n = Binary.readCount(in);
+            List<Optional<Outcome>> outcomes = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) outcomes.add(in.readBoolean() ? Optional.of(read(in)) : Optional.empty());
+            if (in.available() > 0) throw new IOException(in.available() + " bytes after the last outcome");
+            return outcomes;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

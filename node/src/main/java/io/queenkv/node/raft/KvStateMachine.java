@@ -9,6 +9,9 @@ import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -43,6 +46,7 @@ import io.queenkv.node.kv.CallRules;
 import io.queenkv.node.kv.Entry;
 import io.queenkv.node.kv.EntryCodec;
 import io.queenkv.node.kv.KvEngine;
+import io.queenkv.node.kv.Outcome;
 import io.queenkv.node.kv.OutcomeCodec;
 import io.queenkv.node.kv.Settings;
 import io.queenkv.node.kv.SnapshotCodec;
@@ -76,6 +80,7 @@ final class KvStateMachine extends BaseStateMachine {
     private volatile Path restoreOnCreation;
     /** The last instant this node stamped as leader; stamps never go backwards. */
     private long lastStamp;
+    private volatile boolean writeCallsAllowed;
 
     KvStateMachine(Settings seed, LongSupplier clockMicros) {
         this.seed = seed;
@@ -169,7 +174,10 @@ final class KvStateMachine extends BaseStateMachine {
     public TransactionContext startTransaction(RaftClientRequest request) throws IOException {
         byte[] data = request.getMessage().getContent().toByteArray();
         try {
-            CallRules.checkEntry(EntryCodec.decode(data), withEngine(KvEngine::settings));
+            Entry entry = EntryCodec.decode(data);
+            if (entry instanceof Entry.WriteCalls && !writeCallsAllowed)
+                throw new IllegalStateException("a member of the group may not apply grouped write calls yet");
+            CallRules.checkEntry(entry, withEngine(KvEngine::settings));
         } catch (RuntimeException refused) {
             TransactionContext refusal = TransactionContext.newBuilder().setStateMachine(this).setClientRequest(request).build();
             refusal.setException(new IOException("entry refused: " + refused.getMessage()));
@@ -209,6 +217,7 @@ final class KvStateMachine extends BaseStateMachine {
             }
             return CompletableFuture.failedFuture(new IOException("log entry " + log.getIndex() + " was skipped: it does not decode"));
         }
+        if (entry instanceof Entry.WriteCalls group) return applyEach(log, group);
         byte[] reply;
         lock.writeLock().lock();
         try {
@@ -225,11 +234,49 @@ final class KvStateMachine extends BaseStateMachine {
         return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(reply)));
     }
 
-    /** A read-only call, reached only after Ratis' linearizable ReadIndex barrier. */
+    /**
+     * Applies each call of a group as if it were an entry of its own: one that fails (the engine rolls
+     * it back) is answered as not applied, the same way on every node, and the others stand.
+     */
+    private CompletableFuture<Message> applyEach(LogEntryProto log, Entry.WriteCalls group) {
+        List<Optional<Outcome>> outcomes = new ArrayList<>(group.calls().size());
+        lock.writeLock().lock();
+        try {
+            for (Entry.WriteCall call : group.calls()) {
+                try {
+                    outcomes.add(Optional.of(engine.apply(log.getIndex(), call)));
+                } catch (RuntimeException failed) {
+                    LOG.error("skipping a call of log entry {} (term {}): applying it failed", log.getIndex(), log.getTerm(), failed);
+                    outcomes.add(Optional.empty());
+                }
+            }
+        } finally {
+            updateLastAppliedTermIndex(log.getTerm(), log.getIndex());
+            lock.writeLock().unlock();
+        }
+        return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(OutcomeCodec.encodeEach(outcomes))));
+    }
+
+    /**
+     * Whether this node, as leader, takes {@link Entry.WriteCalls} entries into the log: only once
+     * every member of the group showed it applies them ({@link EntryFormats}).
+     */
+    void allowWriteCalls(boolean allowed) {
+        writeCallsAllowed = allowed;
+    }
+
+    boolean writeCallsAllowed() {
+        return writeCallsAllowed;
+    }
+
+    /** A read-only call, reached only after Ratis' linearizable ReadIndex barrier; or the leader's format probe. */
     @Override
     public CompletableFuture<Message> query(Message request) {
         try {
-            EntryCodec.ReadQuery q = EntryCodec.decodeQuery(request.getContent().toByteArray());
+            byte[] bytes = request.getContent().toByteArray();
+            if (EntryCodec.isFormatProbe(bytes))
+                return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(EntryCodec.FORMAT_PROBE_ANSWER)));
+            EntryCodec.ReadQuery q = EntryCodec.decodeQuery(bytes);
             byte[] reply = OutcomeCodec.encode(withEngine(e -> e.read(q.tenant(), q.ops(), clockMicros.getAsLong())));
             return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(reply)));
         } catch (RuntimeException e) {

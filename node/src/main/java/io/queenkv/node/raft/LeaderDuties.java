@@ -14,7 +14,8 @@ import io.queenkv.node.kv.KvEngine;
 /**
  * What only the leader does, on a timer: commit the seed settings of a new cluster once, re-admit
  * members that lost their data ({@link Readmission}), and sweep expired rows through the log in
- * bounded batches. Every member also runs its own part of a re-admission here
+ * bounded batches, and learn whether every member applies grouped write calls
+ * ({@link EntryFormats}). Every member also runs its own part of a re-admission here
  * ({@link Readmission#askToBeTakenBackIn}).
  */
 public final class LeaderDuties implements AutoCloseable {
@@ -49,6 +50,7 @@ public final class LeaderDuties implements AutoCloseable {
             readmission.askToBeTakenBackIn(division);
             var info = division.getInfo();
             if (!info.isLeader() || !info.isLeaderReady()) return;
+            kv.entryFormats().refresh(division.getRaftConf());
             if (kv.local(KvEngine::settingsIndex) == 0) {
                 kv.write(new Entry.SeedSettings(0, kv.config().seedSettings())).get(10, TimeUnit.SECONDS);
                 if (kv.local(KvEngine::settingsIndex) > 0)

@@ -14,6 +14,8 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
@@ -86,6 +88,7 @@ public final class ReplicatedKv implements AutoCloseable {
     private final RaftClient client;
     private final RaftPeerId selfId;
     private final Admission admission;
+    private final EntryFormats entryFormats;
     private final Parameters rpcParameters;
     /** This node's identity as a client of its own Raft server ({@link #submitLocally}). */
     private final ClientId localClientId = ClientId.randomId();
@@ -107,6 +110,8 @@ public final class ReplicatedKv implements AutoCloseable {
                 t.setDaemon(true);
                 return t;
             });
+
+    private final GroupCommit calls = new GroupCommit(new GroupSender());
 
     /**
      * Starts this node's Raft server with no group but the one its storage holds: the group is never
@@ -136,6 +141,7 @@ public final class ReplicatedKv implements AutoCloseable {
         if (!config.initialMember()) known.addAll(toPeers(List.of(config.self())));
         this.client = newClient(known, RetryPolicies.retryUpToMaximumCountWithFixedSleep(16, TimeDuration.valueOf(500, TimeUnit.MILLISECONDS)));
         this.admission = new Admission(this);
+        this.entryFormats = new EntryFormats(this, stateMachine);
     }
 
     /** The group this node creates next starts from {@code backup} (see {@link Admission}). */
@@ -250,24 +256,27 @@ public final class ReplicatedKv implements AutoCloseable {
     }
 
     /**
-     * Proposes one log entry; completes with the engine's outcome once it is applied. On the leader
-     * the entry goes straight to this node's Raft server; elsewhere the node's client sends it to the
-     * leader, and so when leadership moved during the call if that cannot apply it twice
-     * ({@link #appliesOnceHoweverSent}).
+     * Proposes a write; completes with the engine's outcome once it is applied. A write call joins
+     * {@link GroupCommit}; on the leader its group goes straight to this node's Raft server, elsewhere
+     * the node's client sends it to the leader. When leadership moved during the call, it goes again
+     * only if that cannot apply it twice ({@link #appliesOnceHoweverSent}).
      */
     public Future<Outcome> write(Entry entry) {
-        if (!isLeader()) return submit(() -> outcomeOf(sendToLeader(forwardable(entry))));
+        if (entry instanceof Entry.WriteCall call) {
+            Entry.WriteCall sent = isLeader() ? call : forwardable(call);
+            return calls.add(new GroupCommit.Pending(sent, EntryCodec.encode(sent), new CompletableFuture<>()));
+        }
+        // Sweeps and settings: the leader's own entries, the same however often they apply.
         Message message = Message.valueOf(ByteString.copyFrom(EntryCodec.encode(entry)));
+        if (!isLeader()) return submit(() -> outcomeOf(sendToLeader(message)));
         CompletableFuture<Outcome> outcome = new CompletableFuture<>();
         submitLocally(message, RaftClientRequest.writeRequestType()).whenComplete((reply, failure) -> {
             Throwable why = failureOf(reply, failure);
             if (why == null) {
                 complete(outcome, reply);
-            } else if (notLeader(why) && appliesOnceHoweverSent(entry)) {
-                // The leader is elsewhere now. The entry may be in the log all the same (Ratis answers a
-                // stepping-down leader's pending requests so), so only what applies once goes again.
+            } else if (notLeader(why)) {
                 try {
-                    outcome.completeAsync(() -> outcomeOf(sendToLeader(forwardable(entry))), callers);
+                    outcome.completeAsync(() -> outcomeOf(sendToLeader(message)), callers);
                 } catch (RejectedExecutionException e) {
                     outcome.completeExceptionally(tooManyCalls());
                 }
@@ -276,6 +285,134 @@ public final class ReplicatedKv implements AutoCloseable {
             }
         });
         return outcome;
+    }
+
+    /** Where {@link GroupCommit} sends its groups: decided when a group goes, as leadership may have moved since a call joined. */
+    private final class GroupSender implements GroupCommit.Sender {
+        @Override
+        public boolean groupsAllowed() {
+            return isLeader() ? stateMachine.writeCallsAllowed() : System.nanoTime() - groupsRefusedAt > GROUPS_REFUSED_PAUSE_NANOS;
+        }
+
+        @Override
+        public CompletionStage<?> send(List<GroupCommit.Pending> group) {
+            return isLeader() ? sendLocally(group) : forward(group);
+        }
+    }
+
+    /**
+     * How long a follower sends calls one by one after the leader refused a group: a leader of an
+     * earlier version, or one that has not heard from every member yet ({@link EntryFormats}).
+     */
+    private static final long GROUPS_REFUSED_PAUSE_NANOS = TimeUnit.SECONDS.toNanos(10);
+    private volatile long groupsRefusedAt = System.nanoTime() - GROUPS_REFUSED_PAUSE_NANOS - 1;
+
+    /** One group (or one call) to this node's own Raft server. */
+    private CompletionStage<?> sendLocally(List<GroupCommit.Pending> group) {
+        return submitLocally(Message.valueOf(ByteString.copyFrom(encode(group))), RaftClientRequest.writeRequestType())
+                .whenComplete((reply, failure) -> {
+                    Throwable why = failureOf(reply, failure);
+                    if (why == null) {
+                        answer(group, reply);
+                    } else if (notLeader(why)) {
+                        // The leader is elsewhere now. The entry may be in the log all the same (Ratis answers a
+                        // stepping-down leader's pending requests so), so only what applies once goes again.
+                        for (GroupCommit.Pending p : group) {
+                            if (appliesOnceHoweverSent(p.call())) forward(List.of(p));
+                            else p.outcome().completeExceptionally(unavailable(why));
+                        }
+                    } else if (group.size() > 1 && refused(why)) {
+                        // Refused before it entered the log (a member that cannot apply groups appeared,
+                        // or one call breaks a rule): each call goes again on its own and gets its own answer.
+                        for (GroupCommit.Pending p : group) sendLocally(List.of(p));
+                    } else {
+                        for (GroupCommit.Pending p : group) p.outcome().completeExceptionally(unavailable(why));
+                    }
+                });
+    }
+
+    /**
+     * One group (or one call) to the leader, on a thread of {@link #callers} that blocks on the
+     * node's client. When every caller in the group gave up, the call is cancelled and its thread freed.
+     */
+    private CompletionStage<?> forward(List<GroupCommit.Pending> group) {
+        CompletableFuture<Void> answered = new CompletableFuture<>();
+        Future<?> task;
+        try {
+            task = callers.submit(() -> {
+                try {
+                    forwardNow(group);
+                } finally {
+                    answered.complete(null);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            for (GroupCommit.Pending p : group) p.outcome().completeExceptionally(tooManyCalls());
+            return CompletableFuture.completedFuture(null);
+        }
+        AtomicInteger waiting = new AtomicInteger(group.size());
+        for (GroupCommit.Pending p : group)
+            p.outcome().whenComplete((o, t) -> {
+                if (p.outcome().isCancelled() && waiting.decrementAndGet() == 0) {
+                    task.cancel(true);
+                    answered.complete(null);
+                }
+            });
+        return answered;
+    }
+
+    private void forwardNow(List<GroupCommit.Pending> group) {
+        // A call that joined while this node was leader has no key yet; a resend must not apply it twice.
+        List<byte[]> encoded = new ArrayList<>(group.size());
+        for (GroupCommit.Pending p : group)
+            encoded.add(p.call().idempotencyKey() == null ? EntryCodec.encode(forwardable(p.call())) : p.encoded());
+        try {
+            RaftClientReply reply = client.io().send(Message.valueOf(ByteString.copyFrom(
+                    encoded.size() == 1 ? encoded.get(0) : EntryCodec.group(encoded))));
+            if (reply.isSuccess()) {
+                answer(group, reply);
+            } else if (group.size() > 1 && refused(reply.getException())) {
+                groupsRefusedAt = System.nanoTime();
+                for (GroupCommit.Pending p : group) forward(List.of(p)); // every call has a key: a resend applies once
+            } else {
+                for (GroupCommit.Pending p : group) p.outcome().completeExceptionally(unavailable(reply.getException()));
+            }
+        } catch (IOException | RuntimeException e) {
+            for (GroupCommit.Pending p : group) p.outcome().completeExceptionally(unavailable(e));
+        }
+    }
+
+    private static byte[] encode(List<GroupCommit.Pending> group) {
+        return group.size() == 1 ? group.get(0).encoded() : EntryCodec.group(group.stream().map(GroupCommit.Pending::encoded).toList());
+    }
+
+    /** Completes each call of a group (or the one call) with its outcome from the entry's reply. */
+    private static void answer(List<GroupCommit.Pending> group, RaftClientReply reply) {
+        if (group.size() == 1) {
+            complete(group.get(0).outcome(), reply);
+            return;
+        }
+        List<Optional<Outcome>> each;
+        try {
+            each = OutcomeCodec.decodeEach(reply.getMessage().getContent().toByteArray());
+            if (each.size() != group.size()) throw new IllegalStateException(each.size() + " outcomes for " + group.size() + " calls");
+        } catch (RuntimeException e) {
+            LOG.error("the reply to a group of write calls does not decode", e);
+            for (GroupCommit.Pending p : group) p.outcome().completeExceptionally(new Refusal(Reason.KV_RETRY, "the leader's reply could not be read; see the node's log"));
+            return;
+        }
+        for (int i = 0; i < group.size(); i++) {
+            CompletableFuture<Outcome> outcome = group.get(i).outcome();
+            each.get(i).ifPresentOrElse(outcome::complete,
+                    () -> outcome.completeExceptionally(new Refusal(Reason.KV_RETRY, "the leader refused or could not apply the call")));
+        }
+    }
+
+    /** Whether the leader refused an entry before it entered the log (its state machine's answer to a proposal). */
+    private static boolean refused(Throwable failure) {
+        Throwable t = failure;
+        while (t instanceof CompletionException && t.getCause() != null) t = t.getCause();
+        return t instanceof StateMachineException;
     }
 
     /**
@@ -289,20 +426,24 @@ public final class ReplicatedKv implements AutoCloseable {
     }
 
     /**
-     * The entry as sent to the leader through the node's client. That client sends again what got no
+     * The call as sent to the leader through the node's client. That client sends again what got no
      * answer in time, and Ratis' retry cache does not catch a resend that reaches a new leader before
      * it applied the first copy: both would apply. So a write call without an {@code Idempotency-Key}
      * gets one here, which no HTTP header can carry (it starts with a control character), and the
      * engine answers a second copy with the first one's outcome.
      */
-    static Message forwardable(Entry entry) {
-        if (entry instanceof Entry.WriteCall call && call.idempotencyKey() == null)
-            entry = new Entry.WriteCall(call.instant(), call.tenant(), FORWARDED_KEY_PREFIX + UUID.randomUUID(), FORWARDED_FINGERPRINT, call.ops());
-        return Message.valueOf(ByteString.copyFrom(EntryCodec.encode(entry)));
+    static Entry.WriteCall forwardable(Entry.WriteCall call) {
+        if (call.idempotencyKey() != null) return call;
+        return new Entry.WriteCall(call.instant(), call.tenant(), FORWARDED_KEY_PREFIX + UUID.randomUUID(), FORWARDED_FINGERPRINT, call.ops());
     }
 
     static final String FORWARDED_KEY_PREFIX = "\u0001forwarded ";
     private static final String FORWARDED_FINGERPRINT = "\u0001forwarded";
+
+    /** What decides whether this node, as leader, writes grouped calls; refreshed by {@link LeaderDuties}. */
+    EntryFormats entryFormats() {
+        return entryFormats;
+    }
 
     /** Proposes one log entry through the node's client and blocks until it is applied; the reply carries its log index. */
     RaftClientReply propose(Entry entry) {
@@ -372,9 +513,24 @@ public final class ReplicatedKv implements AutoCloseable {
         }
     }
 
-    /** Writes this follower is forwarding to the leader right now, each on a thread of {@link #callers}. */
+    /** Raft calls this node is forwarding to the leader right now, each on a thread of {@link #callers}. */
     public int forwardedCallsInProgress() {
         return callers.getActiveCount();
+    }
+
+    /** Groups of write calls this node sent as one log entry each ({@link GroupCommit}). */
+    public long writeGroupsSent() {
+        return calls.groupsSent();
+    }
+
+    /** Write calls this node sent in those groups. */
+    public long writeCallsSentInGroups() {
+        return calls.callsSentInGroups();
+    }
+
+    /** Whether this node, as leader, takes grouped write calls into the log ({@link EntryFormats}). */
+    public boolean groupsAllowedAsLeader() {
+        return isLeader() && stateMachine.writeCallsAllowed();
     }
 
     private static Refusal tooManyCalls() {

@@ -76,6 +76,8 @@ class CodecTest {
                 new Entry.WriteCall(T0, TENANT, null, null, everyOp()),
                 new Entry.WriteCall(0, OTHER_TENANT, "idem-" + EMOJI, "fingerprint", List.of(put("a", "1"))),
                 new Entry.WriteCall(Long.MAX_VALUE, TENANT, "k", "f", List.of()),
+                new Entry.WriteCalls(T0, List.of(new Entry.WriteCall(0, TENANT, null, null, everyOp()),
+                        new Entry.WriteCall(7, OTHER_TENANT, "idem", "fingerprint", List.of(put("a", "1"))))),
                 new Entry.Sweep(T0, 500),
                 new Entry.Sweep(T0 + 1, 0),
                 new Entry.ChangeSettings(T0, Settings.DEFAULTS),
@@ -146,6 +148,31 @@ class CodecTest {
         }
 
         @Test
+        void aGroupIsItsCallsEncodedOneByOne() {
+            Entry.WriteCall first = new Entry.WriteCall(T0, TENANT, null, null, List.of(put("a", "1")));
+            Entry.WriteCall second = new Entry.WriteCall(T0 + 5, OTHER_TENANT, "idem", "f", everyOp());
+            byte[] grouped = EntryCodec.group(List.of(EntryCodec.encode(first), EntryCodec.encode(second)));
+            // The calls take the entry's instant, which the leader stamps.
+            assertThat(EntryCodec.decode(grouped)).isEqualTo(new Entry.WriteCalls(0, List.of(first.withInstant(0), second.withInstant(0))));
+            assertThat(grouped).isEqualTo(EntryCodec.encode(new Entry.WriteCalls(0, List.of(first, second))));
+            assertThatThrownBy(() -> EntryCodec.group(List.of(EntryCodec.encode(new Entry.Sweep(T0, 1)))))
+                    .isInstanceOf(IllegalArgumentException.class);
+        }
+
+        /**
+         * The leader writes grouped calls only once every member answered the format probe as this
+         * version does. A node of an earlier version reads queries with the same decoder as this one
+         * uses for reads, and it refuses the probe.
+         */
+        @Test
+        void theFormatProbeIsRefusedByTheReadDecoderEarlierVersionsShare() {
+            assertThatThrownBy(() -> EntryCodec.decodeQuery(EntryCodec.FORMAT_PROBE)).isInstanceOf(java.io.UncheckedIOException.class);
+            assertThat(EntryCodec.isFormatProbe(EntryCodec.encodeQuery(new EntryCodec.ReadQuery(TENANT, List.of(get("k")))))).isFalse();
+            assertThat(EntryCodec.appliesWriteCalls(EntryCodec.FORMAT_PROBE_ANSWER)).isTrue();
+            assertThat(EntryCodec.appliesWriteCalls(OutcomeCodec.encode(new Completed(List.of())))).isFalse();
+        }
+
+        @Test
         void garbageIsRejected() {
             byte[] unknownKind = EntryCodec.encode(new Entry.Sweep(T0, 1));
             unknownKind[9] = 99;
@@ -195,6 +222,16 @@ class CodecTest {
         void everyOutcomeAndResultRoundTrips() {
             for (Outcome outcome : everyOutcome())
                 assertThat(OutcomeCodec.decode(OutcomeCodec.encode(outcome))).isEqualTo(outcome);
+        }
+
+        @Test
+        void theOutcomesOfAGroupRoundTripWithTheCallsThatCouldNotApply() {
+            List<java.util.Optional<Outcome>> each = new ArrayList<>();
+            for (Outcome outcome : everyOutcome()) each.add(java.util.Optional.of(outcome));
+            each.add(1, java.util.Optional.empty());
+            assertThat(OutcomeCodec.decodeEach(OutcomeCodec.encodeEach(each))).isEqualTo(each);
+            byte[] longer = java.util.Arrays.copyOf(OutcomeCodec.encodeEach(each), OutcomeCodec.encodeEach(each).length + 1);
+            assertThatThrownBy(() -> OutcomeCodec.decodeEach(longer)).isInstanceOf(java.io.UncheckedIOException.class);
         }
 
         @Test

@@ -9,12 +9,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.proto.RaftProtos.StateMachineLogEntryProto;
+import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.statemachine.TransactionContext;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.apache.ratis.conf.RaftProperties;
@@ -34,6 +37,7 @@ import io.queenkv.node.kv.JsonValue;
 import io.queenkv.node.kv.KvEngine;
 import io.queenkv.node.kv.Op;
 import io.queenkv.node.kv.Outcome;
+import io.queenkv.node.kv.OutcomeCodec;
 import io.queenkv.node.kv.Result;
 import io.queenkv.node.kv.Settings;
 
@@ -105,7 +109,7 @@ class KvStateMachineTest {
         KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0);
         Entry.WriteCall call = new Entry.WriteCall(T0, "t", null, null,
                 List.of(new Op.Incr("ns", "n", java.math.BigDecimal.ONE, null, null, Expiry.FOREVER, false)));
-        byte[] forwarded = ReplicatedKv.forwardable(call).getContent().toByteArray();
+        byte[] forwarded = EntryCodec.encode(ReplicatedKv.forwardable(call));
         assertThat(EntryCodec.decode(forwarded)).isInstanceOfSatisfying(Entry.WriteCall.class,
                 c -> assertThat(c.idempotencyKey()).startsWith(ReplicatedKv.FORWARDED_KEY_PREFIX).matches("\\u0001.*"));
 
@@ -131,6 +135,60 @@ class KvStateMachineTest {
         assertThat(ReplicatedKv.appliesOnceHoweverSent(new Entry.WriteCall(T0, "t", "step-77", "f", ops))).isTrue();
         assertThat(ReplicatedKv.appliesOnceHoweverSent(new Entry.Sweep(T0, 10))).isTrue();
         assertThat(ReplicatedKv.appliesOnceHoweverSent(new Entry.ChangeSettings(T0, Settings.DEFAULTS))).isTrue();
+    }
+
+    /** Grouped calls apply as the same calls would one by one, each answered on its own; a retry in the group replays. */
+    @Test
+    void aGroupAppliesAsItsCallsWouldOneByOne() {
+        List<Entry.WriteCall> calls = List.of(
+                new Entry.WriteCall(T0, "t", "step-1", "f1", List.of(incr("n"))),
+                new Entry.WriteCall(T0, "t", null, null, List.of(new Op.Put("ns", "k", JsonValue.of("1"), Expiry.FOREVER, 0L, false))),
+                new Entry.WriteCall(T0, "t", null, null, List.of(new Op.Put("ns", "k", JsonValue.of("2"), Expiry.FOREVER, 0L, true))),
+                new Entry.WriteCall(T0, "t", "step-1", "f1", List.of(incr("n"))),
+                new Entry.WriteCall(T0, "t", null, null, List.of(incr("n"))));
+        KvStateMachine oneByOne = new KvStateMachine(Settings.DEFAULTS, () -> T0);
+        List<Outcome> expected = new java.util.ArrayList<>();
+        for (int i = 0; i < calls.size(); i++)
+            expected.add(OutcomeCodec.decode(oneByOne.applyTransaction(committed(oneByOne, i + 1, EntryCodec.encode(calls.get(i)))).join().getContent().toByteArray()));
+
+        KvStateMachine grouped = new KvStateMachine(Settings.DEFAULTS, () -> T0);
+        Message reply = grouped.applyTransaction(committed(grouped, 1, EntryCodec.encode(new Entry.WriteCalls(T0, calls)))).join();
+
+        assertThat(OutcomeCodec.decodeEach(reply.getContent().toByteArray())).containsExactlyElementsOf(expected.stream().map(Optional::of).toList());
+        assertThat(expected.get(2)).isInstanceOf(Outcome.PreconditionFailed.class);
+        List<Op> reads = List.of(new Op.Get("ns", "n", false), new Op.Get("ns", "k", false));
+        Outcome groupedRead = grouped.withEngine(e -> e.read("t", reads, T0));
+        assertThat(groupedRead).isEqualTo(oneByOne.withEngine(e -> e.read("t", reads, T0)));
+        assertThat(grouped.getLastAppliedTermIndex().getIndex()).isEqualTo(1);
+    }
+
+    /** An earlier version would skip a grouped entry: the leader refuses one until every member showed it applies them. */
+    @Test
+    void theLeaderTakesGroupsIntoTheLogOnlyOnceEveryMemberAppliesThem() throws IOException {
+        KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0);
+        byte[] group = EntryCodec.encode(new Entry.WriteCalls(0, List.of(
+                new Entry.WriteCall(0, "t", null, null, List.of(incr("a"))), new Entry.WriteCall(0, "t", null, null, List.of(incr("b"))))));
+        byte[] single = EntryCodec.encode(new Entry.WriteCall(0, "t", null, null, List.of(incr("a"))));
+
+        assertThat(sm.startTransaction(proposal(group)).getException()).isNotNull();
+        assertThat(sm.startTransaction(proposal(single)).getException()).isNull();
+        sm.allowWriteCalls(true);
+        TransactionContext accepted = sm.startTransaction(proposal(group));
+        assertThat(accepted.getException()).isNull();
+        assertThat(EntryCodec.decode(accepted.getStateMachineLogEntry().getLogData().toByteArray()).instant()).isEqualTo(T0);
+
+        assertThat(sm.query(Message.valueOf(ByteString.copyFrom(EntryCodec.FORMAT_PROBE))).join().getContent().toByteArray())
+                .isEqualTo(EntryCodec.FORMAT_PROBE_ANSWER);
+    }
+
+    private static Op.Incr incr(String key) {
+        return new Op.Incr("ns", key, java.math.BigDecimal.ONE, null, null, Expiry.FOREVER, false);
+    }
+
+    private static RaftClientRequest proposal(byte[] data) {
+        return RaftClientRequest.newBuilder().setClientId(ClientId.randomId()).setServerId(RaftPeerId.valueOf("n1"))
+                .setGroupId(RaftGroupId.randomId()).setCallId(1).setMessage(Message.valueOf(ByteString.copyFrom(data)))
+                .setType(RaftClientRequest.writeRequestType()).build();
     }
 
     /** The state machine on its own storage under {@code dir}, for a real server that is built and never started. */
