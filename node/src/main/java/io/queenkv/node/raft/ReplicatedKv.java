@@ -366,19 +366,21 @@ public final class ReplicatedKv implements AutoCloseable {
         List<byte[]> encoded = new ArrayList<>(group.size());
         for (GroupCommit.Pending p : group)
             encoded.add(p.call().idempotencyKey() == null ? EntryCodec.encode(forwardable(p.call())) : p.encoded());
+        RaftClientReply reply = null;
+        Throwable failure;
         try {
-            RaftClientReply reply = client.io().send(Message.valueOf(ByteString.copyFrom(
-                    encoded.size() == 1 ? encoded.get(0) : EntryCodec.group(encoded))));
-            if (reply.isSuccess()) {
-                answer(group, reply);
-            } else if (group.size() > 1 && refused(reply.getException())) {
-                groupsRefusedAt = System.nanoTime();
-                for (GroupCommit.Pending p : group) forward(List.of(p)); // every call has a key: a resend applies once
-            } else {
-                for (GroupCommit.Pending p : group) p.outcome().completeExceptionally(unavailable(reply.getException()));
-            }
-        } catch (IOException | RuntimeException e) {
-            for (GroupCommit.Pending p : group) p.outcome().completeExceptionally(unavailable(e));
+            reply = client.io().send(Message.valueOf(ByteString.copyFrom(encoded.size() == 1 ? encoded.get(0) : EntryCodec.group(encoded))));
+            failure = reply.isSuccess() ? null : reply.getException();
+        } catch (IOException | RuntimeException e) { // the blocking client throws what the leader answered, a refusal too
+            failure = e;
+        }
+        if (failure == null) {
+            answer(group, reply);
+        } else if (group.size() > 1 && refused(failure)) {
+            groupsRefusedAt = System.nanoTime();
+            for (GroupCommit.Pending p : group) forward(List.of(p)); // every call has a key: a resend applies once
+        } else {
+            for (GroupCommit.Pending p : group) p.outcome().completeExceptionally(unavailable(failure));
         }
     }
 
