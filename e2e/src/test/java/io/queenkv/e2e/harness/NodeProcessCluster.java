@@ -103,6 +103,8 @@ public final class NodeProcessCluster implements AutoCloseable {
     }
 
     private final Path nodeJar;
+    /** Nodes that run another jar than this build's ({@link #runJar}): a rolling upgrade. */
+    private final Map<String, Path> otherJars = new java.util.concurrent.ConcurrentHashMap<>();
     private final Path baseDir;
     private final Map<String, String> extraEnv;
     private final boolean tls;
@@ -270,6 +272,23 @@ public final class NodeProcessCluster implements AutoCloseable {
     // ---- lifecycle --------------------------------------------------------------------------------
 
     /** Starts every node and waits until each one's {@code GET /readyz} answers 200. */
+    /**
+     * From its next start on, node {@code id} runs {@code jar} (a private copy), or this build's jar
+     * again when {@code jar} is null.
+     */
+    public void runJar(String id, Path jar) {
+        node(id);
+        if (jar == null) {
+            otherJars.remove(id);
+            return;
+        }
+        try {
+            otherJars.put(id, Files.copy(jar, baseDir.resolve(id + "-" + jar.getFileName()), java.nio.file.StandardCopyOption.REPLACE_EXISTING));
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not copy " + jar, e);
+        }
+    }
+
     public NodeProcessCluster start() {
         for (NodeHandle h : nodes.values()) launch(h);
         for (NodeHandle h : nodes.values()) awaitReady(h.id, READY_TIMEOUT);
@@ -284,7 +303,7 @@ public final class NodeProcessCluster implements AutoCloseable {
         cmd.add("-Xmx256m");
         cmd.addAll(jvmArgs);
         cmd.add("-jar");
-        cmd.add(nodeJar.toString());
+        cmd.add(otherJars.getOrDefault(h.id, nodeJar).toString());
         ProcessBuilder pb = new ProcessBuilder(cmd).directory(h.dataDir.getParent().toFile());
         // Only the harness decides the configuration: drop any QUEEN_KV_* inherited from the test JVM.
         pb.environment().keySet().removeIf(k -> k.startsWith("QUEEN_KV_"));
