@@ -25,7 +25,8 @@ import io.queenkv.e2e.harness.NodeProcessCluster;
 
 /**
  * A cluster of the version before group commit, rolled one member at a time to this build (highest
- * ordinal first, as a StatefulSet rolls) while writes go through every member: no acknowledged write
+ * ordinal first, as a StatefulSet rolls, each rolled member made leader while the others still run the
+ * earlier version) while writes go through every member: no acknowledged write
  * is lost, no member skips an entry it cannot apply (this build writes grouped entries, which the
  * earlier one cannot), and the leader groups writes only once every member runs this build.
  */
@@ -73,6 +74,14 @@ class RollingUpgradeTest {
                 for (AckedWriter w : writers) w.awaitAcksSince(back, 20, Duration.ofSeconds(60));
                 ClusterChecks.say("%s runs this build (%d of %d)", id, i + 1, order.size());
                 if (i < order.size() - 1) {
+                    // The risky moment: a leader of this build while a member runs the earlier version.
+                    await(id + " to lead").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofSeconds(1)).until(() -> {
+                        String leader = cluster.leaderId();
+                        if (!leader.equals(id)) ClusterChecks.HTTP.adminTransferLeadership(cluster.url(leader), id);
+                        return leader.equals(id);
+                    });
+                    long led = System.nanoTime();
+                    for (AckedWriter w : writers) w.awaitAcksSince(led, 20, Duration.ofSeconds(60));
                     List<String> rolled = order.subList(0, i + 1);
                     await("no leader of this build groups writes while a member runs the earlier version")
                             .during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(200))
