@@ -94,19 +94,24 @@ final class GroupCommit {
     private void sendNext() {
         List<Pending> group;
         synchronized (this) {
-            if (waiting.isEmpty()) {
+            group = nextGroup();
+            if (group.isEmpty()) {
                 inFlight--;
                 return;
             }
-            group = nextGroup();
         }
         send(group, true);
     }
 
+    /** The calls waiting longest, up to the limits; a call whose caller gave up while it waited is dropped. */
     private List<Pending> nextGroup() {
         List<Pending> group = new ArrayList<>();
         long bytes = 0;
         while (!waiting.isEmpty() && group.size() < MAX_CALLS) {
+            if (waiting.peek().outcome().isDone()) {
+                waiting.poll();
+                continue;
+            }
             int size = waiting.peek().encoded().length;
             if (!group.isEmpty() && bytes + size > MAX_BYTES) break;
             group.add(waiting.poll());

@@ -108,6 +108,24 @@ class GroupCommitTest {
     }
 
     @Test
+    void aCallWhoseCallerGaveUpWhileItWaitedIsNotSent() {
+        groups.add(pending("first", 10));
+        CompletableFuture<Outcome> abandoned = groups.add(pending("abandoned", 10));
+        CompletableFuture<Outcome> kept = groups.add(pending("kept", 10));
+        abandoned.cancel(true);
+        sender.answer(0);
+        assertThat(sender.sent.get(1)).extracting(p -> ((Op.Put) p.call().ops().get(0)).key()).containsExactly("kept");
+
+        CompletableFuture<Outcome> alsoAbandoned = groups.add(pending("gone", 10));
+        alsoAbandoned.cancel(true);
+        sender.answer(1);
+        assertThat(kept).isCompleted();
+        assertThat(sender.sent).hasSize(2); // nothing left worth sending
+        groups.add(pending("next", 10));
+        assertThat(sender.sent).hasSize(3); // and the place in flight was given back
+    }
+
+    @Test
     void whileGroupsCannotGoEveryCallGoesAtOnceAlone() {
         sender.allowed = false;
         for (int i = 0; i < 5; i++) groups.add(pending("k" + i, 10));
