@@ -34,6 +34,7 @@ import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.monitoring.micrometer.MicrometerMetrics;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -100,8 +101,9 @@ class ChartDashboardTest {
                 "queen_kv_raft_commit_index", "queen_kv_raft_applied_index", "queen_kv_raft_leader", "queen_kv_raft_term",
                 "queen_kv_keys", "queen_kv_value_bytes", "queen_kv_raft_forwarded_calls",
                 "operator_sdk_reconciliations_started_total", "operator_sdk_reconciliations_failed_total");
-        // Every gauge and timer NodeMetrics registers has a panel.
+        // Every gauge and counter NodeMetrics registers has a panel.
         for (String node : nodeMetricSource().gauges()) assertThat(used).as("a panel on " + node).contains(node);
+        for (String node : nodeMetricSource().counters()) assertThat(used).as("a panel on " + node).contains(node + "_total");
     }
 
     @Test
@@ -258,7 +260,7 @@ class ChartDashboardTest {
 
     // ---- what the nodes export -----------------------------------------------------------------------
 
-    record NodeMetricSource(List<String> gauges, List<String> timers, List<String> timerTags) {}
+    record NodeMetricSource(List<String> gauges, List<String> counters, List<String> timers, List<String> timerTags) {}
 
     /**
      * NodeMetrics' meters, read from its source (its constructor needs a running Raft group; the operator's
@@ -267,7 +269,8 @@ class ChartDashboardTest {
     static NodeMetricSource nodeMetricSource() {
         try {
             String src = Files.readString(ChartFiles.repoRoot().resolve("node/src/main/java/io/queenkv/node/http/NodeMetrics.java"));
-            return new NodeMetricSource(all(src, "Gauge\\.builder\\(\"([a-z_]+)\""), all(src, "Timer\\.builder\\(\"([a-z_]+)\""),
+            return new NodeMetricSource(all(src, "Gauge\\.builder\\(\"([a-z_]+)\""), all(src, "FunctionCounter\\.builder\\(\"([a-z_]+)\""),
+                    all(src, "Timer\\.builder\\(\"([a-z_]+)\""),
                     all(src, "\\.tag\\(\"([a-z_]+)\""));
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e);
@@ -281,6 +284,7 @@ class ChartDashboardTest {
         assertThat(src.timers()).as("NodeMetrics' timer").containsExactly("queen_kv_http_requests");
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         for (String g : src.gauges()) Gauge.builder(g, () -> 1).register(registry);
+        for (String c : src.counters()) FunctionCounter.builder(c, src, x -> 1).register(registry);
         for (String t : src.timers()) {
             Timer.Builder b = Timer.builder(t).publishPercentileHistogram(false);
             for (String tag : src.timerTags()) b = b.tag(tag, "x");
