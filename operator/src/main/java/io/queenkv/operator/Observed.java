@@ -140,6 +140,28 @@ record Observed(Map<Integer, Pod> pods, Map<Integer, ClusterView> views, Map<Int
         return v == null || (v.leaderId() == null && v.hasMember(id));
     }
 
+    /**
+     * What each pod's node answered when none reports itself leader (for status messages): its role and
+     * the leader it knows, or why the operator could not read its view. Names the cause of a long
+     * "no leader" spell: an election, a node that knows a leader the operator cannot reach, or an admin API
+     * the operator cannot call.
+     */
+    String withoutLeader() {
+        List<String> each = new ArrayList<>();
+        for (Integer ordinal : pods.keySet()) {
+            ClusterView v = views.get(ordinal);
+            String id = Names.nodeId(ordinal);
+            if (v != null) each.add(id + " " + v.role() + (v.leaderId() == null ? ", knows no leader" : ", leader " + v.leaderId()) + " (term " + v.term() + ")");
+            else if (unreachable.containsKey(ordinal)) each.add(id + " unreachable: " + abbreviate(unreachable.get(ordinal)));
+            else each.add(id + " pod terminating");
+        }
+        return String.join("; ", each);
+    }
+
+    private static String abbreviate(String s) {
+        return s == null || s.length() <= 160 ? String.valueOf(s) : s.substring(0, 160) + "…";
+    }
+
     /** Why member {@code id} is not ready (for status messages). */
     String notReadyReason(String id) {
         int ordinal = Names.ordinalOf(id);

@@ -446,7 +446,7 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
 
     private Outcome resume(QueenKvCluster c, QueenKvClusterStatus s, Observed o, KubernetesClient client, String desiredHash) {
         PendingOperation op = s.getPendingOperation();
-        if (o.leaderView() == null) return Outcome.waiting(op.getType() + " of " + op.getMember() + " waits for a leader");
+        if (o.leaderView() == null) return Outcome.waiting(op.getType() + " of " + op.getMember() + " waits for a leader: " + o.withoutLeader());
         Optional<String> superseded = supersededBy(c, o, op, desiredHash);
         if (superseded.isPresent()) {
             // Dropped from status first; the next reconcile sizes the StatefulSet and picks the next step from the current spec.
@@ -681,7 +681,7 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
             List<MemberStatus> voters = members.stream().filter(m -> !ClusterView.LEARNER.equals(m.getRole())).toList();
             long readyVoters = voters.stream().filter(m -> Boolean.TRUE.equals(m.getReady())).count();
             available = !creating && !voters.isEmpty() && readyVoters >= Observed.majority(voters.size());
-            availableMessage = "no leader answered; " + readyVoters + " of " + voters.size() + " voters' pods ready";
+            availableMessage = "no leader answered; " + readyVoters + " of " + voters.size() + " voters' pods ready; " + o.withoutLeader();
         }
         Conditions.set(s.getConditions(), QueenKvClusterStatus.AVAILABLE, available,
                 available ? REASON_QUORUM : creating ? REASON_CREATING : REASON_NO_QUORUM, availableMessage, gen, now);
@@ -713,7 +713,7 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
                     + " since " + since + ": " + outcome.message();
         } else if (!creating && o.leaderView() == null) {
             degradedReason = REASON_NO_LEADER;
-            degradedMessage = "no node reports itself leader; unreachable: " + o.unreachable().keySet().stream().map(Names::nodeId).toList();
+            degradedMessage = "no node reports itself leader: " + o.withoutLeader();
         } else if (!creating && !readmitting.isEmpty()) {
             degradedReason = REASON_MEMBER_READMITTING;
             degradedMessage = String.join(", ", readmitting) + " lost its data and is being re-admitted (a learner until it has caught up)"

@@ -662,6 +662,9 @@ class QueenKvReconcilerTest {
         QueenKvClusterStatus s = get().getStatus();
         assertCondition(s, QueenKvClusterStatus.AVAILABLE, "True", QueenKvReconciler.REASON_QUORUM);
         assertThat(s.getMembers()).extracting(MemberStatus::getId).containsExactly("n0", "n1", "n2");
+        // The message says what each node answered, so a long spell without a leader names its cause.
+        assertThat(Conditions.find(s.getConditions(), QueenKvClusterStatus.DEGRADED).orElseThrow().getMessage())
+                .contains("n0 unreachable: n0: request timed out").contains("n1 follower, leader n0 (term ").contains("n2 follower, leader n0");
 
         nodes.slowAdmin(0, false);
         awaitRunning(3);

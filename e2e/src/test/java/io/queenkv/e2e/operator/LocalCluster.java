@@ -92,7 +92,12 @@ final class LocalCluster implements ClusterUnderTest {
         return kubeletDiagnostics(kubelet, baseDir);
     }
 
-    /** The kubelet's events and last error, and the last lines of every node log under {@code baseDir/logs}. */
+    private static boolean logEvent(String line) {
+        String t = line.stripLeading();
+        return !(t.startsWith("at ") || t.startsWith("... ") || t.startsWith("Caused by:") || t.startsWith("Suppressed:"));
+    }
+
+    /** The kubelet's events and last error, and the last log events (no stack frames) of every node log under {@code baseDir/logs}. */
     static String kubeletDiagnostics(LocalKubelet kubelet, Path baseDir) {
         StringBuilder b = new StringBuilder("local kubelet events:\n");
         kubelet.events().forEach(e -> b.append("  ").append(e).append('\n'));
@@ -101,8 +106,9 @@ final class LocalCluster implements ClusterUnderTest {
         if (Files.isDirectory(logs)) {
             try (Stream<Path> files = Files.list(logs)) {
                 for (Path f : files.sorted().toList()) {
-                    List<String> lines = Files.readAllLines(f, StandardCharsets.UTF_8);
-                    b.append("----- last lines of ").append(f).append('\n')
+                    // Log events only: a stack trace's frames would fill the report with one exception.
+                    List<String> lines = Files.readAllLines(f, StandardCharsets.UTF_8).stream().filter(LocalCluster::logEvent).toList();
+                    b.append("----- last log events of ").append(f).append('\n')
                             .append(lines.subList(Math.max(0, lines.size() - 25), lines.size()).stream().collect(Collectors.joining("\n")))
                             .append('\n');
                 }

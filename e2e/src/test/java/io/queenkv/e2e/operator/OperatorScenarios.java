@@ -583,6 +583,27 @@ abstract class OperatorScenarios {
         return json.readTree(r.body());
     }
 
+    /** Each pod's view of the group as this test reads it (the operator's own reads may have failed where these work). */
+    String nodeViews() {
+        StringBuilder b = new StringBuilder("node views when it failed:\n");
+        try {
+            for (String pod : pods()) {
+                try {
+                    JsonNode v = nodeView(pod);
+                    b.append("  ").append(pod).append(": ").append(v.path("role").asText()).append(", leader ").append(v.path("leaderId").asText())
+                            .append(", term ").append(v.path("term").asLong()).append(", commit ").append(v.path("commitIndex").asLong())
+                            .append(", applied ").append(v.path("appliedIndex").asLong()).append(", members ")
+                            .append(v.path("members").findValuesAsText("id")).append('\n');
+                } catch (Exception | AssertionError e) {
+                    b.append("  ").append(pod).append(": no view: ").append(e.getMessage()).append('\n');
+                }
+            }
+        } catch (RuntimeException e) {
+            b.append("  (could not list the pods: ").append(e.getMessage()).append(")\n");
+        }
+        return b.toString();
+    }
+
     void assertNoViolations() {
         if (load != null) assertThat(load.violations()).as("lost writes or reads that went back (%s)", load.summary()).isEmpty();
     }
@@ -601,9 +622,9 @@ abstract class OperatorScenarios {
             outcome = "passed";
         } catch (AssertionError | RuntimeException e) {
             throw new AssertionError("scenario " + name + " on " + cluster.describe() + " failed: " + e.getMessage() + "\n"
-                    + (load == null ? "" : "load: " + load.summary() + "\n") + cluster.diagnostics(), e);
+                    + (load == null ? "" : "load: " + load.summary() + "\n") + nodeViews() + cluster.diagnostics(), e);
         } catch (Exception e) {
-            throw new AssertionError("scenario " + name + " failed: " + e + "\n" + cluster.diagnostics(), e);
+            throw new AssertionError("scenario " + name + " failed: " + e + "\n" + nodeViews() + cluster.diagnostics(), e);
         } finally {
             String t = String.format("%s in %.1f s", outcome, (System.nanoTime() - start) / 1e9);
             timings.put(name, t);
