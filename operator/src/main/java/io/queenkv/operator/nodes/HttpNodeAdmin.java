@@ -1,10 +1,12 @@
 package io.queenkv.operator.nodes;
 
 import java.io.IOException;
+import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -62,10 +64,15 @@ public final class HttpNodeAdmin implements NodeAdmin {
 
     private final KubernetesClient kubernetes;
     private final AddressResolver resolver;
-    private final Supplier<HttpClient.Builder> clients;
-    private final HttpClient http;
-    /** HTTPS clients by the CA PEM they trust (a renewed CA gets a client of its own). */
-    private final Map<String, HttpClient> https = new ConcurrentHashMap<>();
+    private final Supplier<HttpClient.Builder> builders;
+    /**
+     * Clients by the CA PEM they trust ({@link #PLAIN} for plain HTTP; a renewed CA gets a client of its
+     * own). A client whose call failed other than by a timeout or a refused connection is replaced: a
+     * client that broke inside (its connection pool, its selector) would otherwise fail every later call
+     * to every node, and the operator would see no leader while the group serves.
+     */
+    private final Map<String, HttpClient> clients = new ConcurrentHashMap<>();
+    private static final String PLAIN = "";
     private final Map<String, CachedToken> caCerts = new ConcurrentHashMap<>();
     private final Duration readTimeout;
     private final Duration adminTimeout;
@@ -90,8 +97,7 @@ public final class HttpNodeAdmin implements NodeAdmin {
         this.resolver = resolver;
         this.readTimeout = readTimeout;
         this.adminTimeout = adminTimeout;
-        this.clients = () -> clients.get().connectTimeout(connectTimeout).version(HttpClient.Version.HTTP_1_1);
-        this.http = this.clients.get().build();
+        this.builders = () -> clients.get().connectTimeout(connectTimeout).version(HttpClient.Version.HTTP_1_1);
     }
 
     @Override
@@ -163,7 +169,14 @@ public final class HttpNodeAdmin implements NodeAdmin {
             if (body == null) request.method(method, HttpRequest.BodyPublishers.noBody());
             else request.header("content-type", "application/json")
                     .method(method, HttpRequest.BodyPublishers.ofString(MAPPER.writeValueAsString(body), StandardCharsets.UTF_8));
-            return client(c).send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+            String key = clientKey(c);
+            HttpClient http = client(c, key);
+            try {
+                return http.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+            } catch (IOException e) {
+                if (!(e instanceof HttpTimeoutException || e instanceof ConnectException)) clients.remove(key, http);
+                throw e;
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new NodeAdminException(where(c, ordinal) + ": interrupted", 0, e);
@@ -180,13 +193,17 @@ public final class HttpNodeAdmin implements NodeAdmin {
         }
     }
 
+    /** {@link #PLAIN} without TLS; otherwise the cluster CA's PEM. */
+    private String clientKey(QueenKvCluster c) {
+        return TlsModel.enabled(Model.spec(c)) ? caPem(c) : PLAIN;
+    }
+
     /** Plain HTTP without TLS; otherwise an HTTPS client trusting exactly the cluster's CA. */
-    private HttpClient client(QueenKvCluster c) {
-        if (!TlsModel.enabled(Model.spec(c))) return http;
-        String ca = caPem(c);
-        return https.computeIfAbsent(ca, pem -> {
+    private HttpClient client(QueenKvCluster c, String key) {
+        return clients.computeIfAbsent(key, pem -> {
+            if (pem.equals(PLAIN)) return builders.get().build();
             try {
-                return clients.get().sslContext(ClusterTrust.trusting(pem)).build();
+                return builders.get().sslContext(ClusterTrust.trusting(pem)).build();
             } catch (IllegalArgumentException e) {
                 throw new NodeAdminException(Model.name(c) + ": " + TlsModel.CA_CERT_KEY + " of the TLS Secret: " + e.getMessage(), 0, e);
             }
