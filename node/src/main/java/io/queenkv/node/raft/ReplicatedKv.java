@@ -665,6 +665,7 @@ public final class ReplicatedKv implements AutoCloseable {
     @Override
     public void close() throws IOException {
         admission.close();
+        entryFormats.close();
         callers.shutdownNow();
         try {
             client.close();
