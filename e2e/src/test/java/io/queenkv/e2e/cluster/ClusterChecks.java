@@ -3,6 +3,12 @@ package io.queenkv.e2e.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.time.Duration;
@@ -10,6 +16,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalDouble;
 import java.util.concurrent.atomic.AtomicReference;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -95,6 +102,22 @@ final class ClusterChecks {
         await(id + " " + path + " to answer " + status).atMost(timeout).pollInterval(Duration.ofMillis(200))
                 .until(() -> HTTP.getJson(cluster.url(id), path).status() == status);
     }
+
+    /** A metric's value from a node's {@code /metrics}; empty when the node does not report it. */
+    static OptionalDouble metric(String url, String name) {
+        try {
+            String text = METRICS.send(HttpRequest.newBuilder(URI.create(url + "/metrics")).timeout(Duration.ofSeconds(2)).build(),
+                    HttpResponse.BodyHandlers.ofString()).body();
+            return text.lines().filter(l -> l.startsWith(name + " ")).mapToDouble(l -> Double.parseDouble(l.split(" ")[1])).findFirst();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    private static final HttpClient METRICS = HttpClient.newHttpClient();
 
     static String log(NodeProcessCluster cluster, String id) {
         try {

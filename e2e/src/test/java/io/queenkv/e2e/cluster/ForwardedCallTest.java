@@ -3,10 +3,6 @@ package io.queenkv.e2e.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -54,10 +50,7 @@ class ForwardedCallTest {
                 .until(() -> forwardedCalls(cluster.url(follower)) == 0);
     }
 
-    private static double forwardedCalls(String url) throws Exception {
-        String metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url + "/metrics")).build(),
-                HttpResponse.BodyHandlers.ofString()).body();
-        return metrics.lines().filter(l -> l.startsWith("queen_kv_raft_forwarded_calls ")).mapToDouble(l -> Double.parseDouble(l.split(" ")[1]))
-                .findFirst().orElseThrow();
+    private static double forwardedCalls(String url) {
+        return ClusterChecks.metric(url, "queen_kv_raft_forwarded_calls").orElseThrow();
     }
 }

@@ -3,10 +3,6 @@ package io.queenkv.e2e.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -35,7 +31,6 @@ class RollingUpgradeTest {
     /** The last commit whose nodes know no grouped log entries. */
     static final String BEFORE_GROUP_COMMIT = "189c980";
     static final String NS = "roll";
-    static final HttpClient METRICS = HttpClient.newHttpClient();
 
     @RegisterExtension
     final ClusterLogsOnFailure logs = new ClusterLogsOnFailure();
@@ -105,13 +100,11 @@ class RollingUpgradeTest {
         }
     }
 
-    /** A metric's value on a node; 0 when the node does not report it (the earlier version lacks some). */
+    /** A metric's value on a node; 0 when the node does not report it (the earlier version lacks some) or is restarting. */
     private double metric(String id, String name) {
         try {
-            String text = METRICS.send(HttpRequest.newBuilder(URI.create(cluster.url(id) + "/metrics")).timeout(Duration.ofSeconds(2)).build(),
-                    HttpResponse.BodyHandlers.ofString()).body();
-            return text.lines().filter(l -> l.startsWith(name + " ")).mapToDouble(l -> Double.parseDouble(l.split(" ")[1])).findFirst().orElse(0);
-        } catch (Exception e) {
+            return ClusterChecks.metric(cluster.url(id), name).orElse(0);
+        } catch (RuntimeException e) {
             return 0;
         }
     }
