@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
+import javax.net.ssl.SSLException;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.DeserializationFeature;
@@ -181,8 +182,16 @@ public final class HttpNodeAdmin implements NodeAdmin {
             Thread.currentThread().interrupt();
             throw new NodeAdminException(where(c, ordinal) + ": interrupted", 0, e);
         } catch (IOException e) {
-            throw new NodeAdminException(where(c, ordinal) + ": " + method + " " + path + " failed: " + e, 0, e);
+            throw new NodeAdminException(where(c, ordinal) + ": " + method + " " + path + " failed: " + describe(e), 0, e);
         }
+    }
+
+    /** What went wrong, in words for a status message (the JDK client's exceptions often carry no message). */
+    static String describe(IOException e) {
+        if (e instanceof HttpTimeoutException) return "no answer in time";
+        if (e instanceof ConnectException) return "could not connect" + (e.getMessage() == null ? "" : " (" + e.getMessage() + ")");
+        if (e instanceof SSLException) return "TLS failed: " + e.getMessage();
+        return e.getMessage() == null || e.getMessage().isBlank() ? "the connection failed" : e.getMessage();
     }
 
     private <T> T parse(String json, Class<T> type, QueenKvCluster c, int ordinal) {
