@@ -31,6 +31,10 @@ final class NodeMetrics {
                 .description("Groups of write calls this node sent to Raft as one log entry each").register(registry);
         FunctionCounter.builder("queen_kv_write_calls_sent_in_groups", kv, ReplicatedKv::writeCallsSentInGroups)
                 .description("Write calls this node sent to Raft in those groups").register(registry);
+        FunctionCounter.builder("queen_kv_read_index_rounds", kv, ReplicatedKv::readIndexRounds)
+                .description("ReadIndex rounds this node ran for linearizable reads; one serves every read that arrived before it started").register(registry);
+        FunctionCounter.builder("queen_kv_reads_in_rounds", kv, ReplicatedKv::readsPassedRounds)
+                .description("Linearizable reads that waited for those rounds").register(registry);
         Gauge.builder("queen_kv_raft_grouped_writes_allowed", kv, k -> k.groupsAllowedAsLeader() ? 1 : 0)
                 .description("1 when this node is the leader and every member showed it applies grouped write calls").register(registry);
         Gauge.builder("queen_kv_keys", kv, k -> k.local(KvEngine::keyCount))

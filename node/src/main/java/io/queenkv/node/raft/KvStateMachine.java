@@ -46,6 +46,7 @@ import io.queenkv.node.kv.CallRules;
 import io.queenkv.node.kv.Entry;
 import io.queenkv.node.kv.EntryCodec;
 import io.queenkv.node.kv.KvEngine;
+import io.queenkv.node.kv.Op;
 import io.queenkv.node.kv.Outcome;
 import io.queenkv.node.kv.OutcomeCodec;
 import io.queenkv.node.kv.Settings;
@@ -269,6 +270,11 @@ final class KvStateMachine extends BaseStateMachine {
         return writeCallsAllowed;
     }
 
+    /** Reads the local state now; linearizable only after a ReadIndex barrier ({@link ReadBarrier}). */
+    Outcome.Completed read(String tenant, List<Op> ops) {
+        return withEngine(e -> e.read(tenant, ops, clockMicros.getAsLong()));
+    }
+
     /** A read-only call, reached only after Ratis' linearizable ReadIndex barrier; or the leader's format probe. */
     @Override
     public CompletableFuture<Message> query(Message request) {
@@ -277,7 +283,7 @@ final class KvStateMachine extends BaseStateMachine {
             if (EntryCodec.isFormatProbe(bytes))
                 return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(EntryCodec.FORMAT_PROBE_ANSWER)));
             EntryCodec.ReadQuery q = EntryCodec.decodeQuery(bytes);
-            byte[] reply = OutcomeCodec.encode(withEngine(e -> e.read(q.tenant(), q.ops(), clockMicros.getAsLong())));
+            byte[] reply = OutcomeCodec.encode(read(q.tenant(), q.ops()));
             return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(reply)));
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);

@@ -112,6 +112,7 @@ public final class ReplicatedKv implements AutoCloseable {
             });
 
     private final GroupCommit calls = new GroupCommit(new GroupSender());
+    private final ReadBarrier reads = new ReadBarrier(this::readIndexRound);
 
     /**
      * Starts this node's Raft server with no group but the one its storage holds: the group is never
@@ -456,18 +457,28 @@ public final class ReplicatedKv implements AutoCloseable {
         return call(() -> client.io().send(message));
     }
 
-    /** A linearizable read on this node: ReadIndex first (from the leader, on a follower), then the local state. */
-    public Future<Outcome> read(String tenant, List<Op> ops) {
-        Message message = Message.valueOf(ByteString.copyFrom(EntryCodec.encodeQuery(new EntryCodec.ReadQuery(tenant, ops))));
+    /**
+     * A linearizable read on this node: it passes a ReadIndex round shared with the reads around it
+     * ({@link ReadBarrier}; on a follower the round asks the leader), then reads the local state.
+     */
+    public CompletableFuture<Outcome> read(String tenant, List<Op> ops) {
         if (membership().isEmpty()) throw new Refusal(Reason.KV_NO_LEADER, "this node is not a member of the group yet");
-        CompletableFuture<Outcome> outcome = new CompletableFuture<>();
-        submitLocally(message, RaftClientRequest.readRequestType()).whenComplete((reply, failure) -> {
-            Throwable why = failureOf(reply, failure);
-            if (why == null) complete(outcome, reply);
-            else outcome.completeExceptionally(unavailable(why));
+        return reads.pass().handle((passed, failure) -> {
+            if (failure != null) throw unavailable(failure);
+            return stateMachine.read(tenant, ops);
         });
-        return outcome;
     }
+
+    /** One ReadIndex round: a read of nothing through this node's own Raft server. */
+    private CompletionStage<?> readIndexRound() {
+        return submitLocally(READ_INDEX_ROUND, RaftClientRequest.readRequestType()).thenApply(reply -> {
+            if (!reply.isSuccess()) throw new CompletionException(reply.getException());
+            return reply;
+        });
+    }
+
+    private static final Message READ_INDEX_ROUND =
+            Message.valueOf(ByteString.copyFrom(EntryCodec.encodeQuery(new EntryCodec.ReadQuery(Access.DEFAULT_TENANT, List.of()))));
 
     /**
      * A request to this node's own Raft server, without the client and its gRPC round trip. Each
@@ -528,6 +539,16 @@ public final class ReplicatedKv implements AutoCloseable {
     /** Write calls this node sent in those groups. */
     public long writeCallsSentInGroups() {
         return calls.callsSentInGroups();
+    }
+
+    /** ReadIndex rounds this node ran for linearizable reads ({@link ReadBarrier}). */
+    public long readIndexRounds() {
+        return reads.rounds();
+    }
+
+    /** Linearizable reads that passed those rounds. */
+    public long readsPassedRounds() {
+        return reads.readsPassed();
     }
 
     /** Whether this node, as leader, takes grouped write calls into the log ({@link EntryFormats}). */

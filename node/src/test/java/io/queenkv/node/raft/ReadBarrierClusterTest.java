@@ -1,0 +1,110 @@
+package io.queenkv.node.raft;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import io.queenkv.node.testing.LocalNode;
+
+/**
+ * Shared ReadIndex rounds in a real three-member cluster: while a counter is incremented through
+ * the leader, many concurrent reads on the followers share rounds, and none of them sees less than
+ * the counter's value acknowledged before it was sent (no stale read).
+ */
+class ReadBarrierClusterTest {
+    static final ObjectMapper JSON = new ObjectMapper();
+    @TempDir
+    Path dir;
+    List<LocalNode> nodes = List.of();
+
+    @AfterEach
+    void close() throws Exception {
+        for (LocalNode n : nodes) n.close();
+    }
+
+    @Test
+    void readsOnFollowersShareRoundsAndNeverMissAnAcknowledgedWrite() throws Exception {
+        nodes = LocalNode.startCluster(dir, 3, Map.of("QUEEN_KV_WRITE_RATE", "100000", "QUEEN_KV_READ_RATE", "100000"));
+        LocalNode leader = await().atMost(Duration.ofSeconds(30)).until(this::leader, l -> l != null);
+        List<LocalNode> followers = nodes.stream().filter(n -> n != leader).toList();
+
+        AtomicLong acknowledged = new AtomicLong();
+        AtomicBoolean writing = new AtomicBoolean(true);
+        AtomicInteger reads = new AtomicInteger(), stale = new AtomicInteger();
+        int readers = 24;
+        ExecutorService pool = Executors.newFixedThreadPool(readers + 2);
+        List<Future<?>> running = new ArrayList<>();
+        for (int w = 0; w < 2; w++) {
+            running.add(pool.submit(() -> {
+                for (int i = 0; i < 150; i++) {
+                    var reply = leader.http("POST", "/api/v1/kv", "[{\"op\":\"incr\",\"ns\":\"r\",\"key\":\"c\",\"delta\":1,\"forever\":true}]", Map.of());
+                    if (reply.statusCode() == 200) acknowledged.accumulateAndGet(json(reply.body()).get("results").get(0).get("value").asLong(), Math::max);
+                }
+                return null;
+            }));
+        }
+        for (int r = 0; r < readers; r++) {
+            LocalNode target = followers.get(r % 2);
+            running.add(pool.submit(() -> {
+                while (writing.get()) {
+                    long before = acknowledged.get();
+                    var reply = target.get("/api/v1/kv/r/c");
+                    if (reply.statusCode() != 200) continue;
+                    JsonNode got = json(reply.body());
+                    long seen = got.get("found").asBoolean() ? got.get("value").asLong() : 0;
+                    reads.incrementAndGet();
+                    if (seen < before) stale.incrementAndGet();
+                }
+                return null;
+            }));
+        }
+        running.get(0).get();
+        running.get(1).get();
+        writing.set(false);
+        for (Future<?> f : running) f.get();
+        pool.shutdown();
+
+        assertThat(acknowledged.get()).isGreaterThan(250);
+        assertThat(reads.get()).isGreaterThan(readers);
+        assertThat(stale.get()).as("reads that missed a write acknowledged before they were sent").isZero();
+        for (LocalNode f : followers) {
+            ReplicatedKv kv = f.node.replicated();
+            assertThat(kv.readsPassedRounds()).as("reads on " + kv.selfId()).isPositive();
+            assertThat(kv.readIndexRounds()).as("rounds on " + kv.selfId() + ": concurrent reads shared them")
+                    .isLessThan(kv.readsPassedRounds());
+        }
+        assertThat(followers.get(0).get("/metrics").body()).contains("queen_kv_read_index_rounds_total");
+    }
+
+    private LocalNode leader() {
+        for (LocalNode n : nodes)
+            if (n.node.replicated().membership().map(d -> d.getInfo().isLeader() && d.getInfo().isLeaderReady()).orElse(false)) return n;
+        return null;
+    }
+
+    private static JsonNode json(String body) {
+        try {
+            return JSON.readTree(body);
+        } catch (Exception e) {
+            throw new AssertionError(body, e);
+        }
+    }
+}
