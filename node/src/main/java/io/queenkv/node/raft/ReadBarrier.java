@@ -2,6 +2,7 @@ package io.queenkv.node.raft;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -22,6 +23,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * Under load one ReadIndex (on a follower, one request to the leader) serves many reads, where each
  * read used to make its own. A round that gets no answer within {@link #ROUND_TIMEOUT_SECONDS} is
  * taken as failed, so a lost answer never holds up the reads behind it.
+ *
+ * <p>What follows a round — starting the next one, answering the reads — runs on {@code executor},
+ * never on the thread that completed the round: Ratis completes a ReadIndex inside its own locks
+ * (the leader's heartbeat listeners), and a new ReadIndex started from there waits for the very
+ * lock that thread holds.
  */
 final class ReadBarrier {
     static final long ROUND_TIMEOUT_SECONDS = 10;
@@ -32,13 +38,15 @@ final class ReadBarrier {
     }
 
     private final Round round;
+    private final Executor executor;
     private boolean inFlight;
     /** What the reads that arrived during the round in flight wait for; null while none arrived. */
     private CompletableFuture<Void> next;
     private final AtomicLong rounds = new AtomicLong(), readsPassed = new AtomicLong();
 
-    ReadBarrier(Round round) {
+    ReadBarrier(Round round, Executor executor) {
         this.round = round;
+        this.executor = executor;
     }
 
     /** Completes when a round that started after this call has completed; fails with that round's failure. */
@@ -75,7 +83,7 @@ final class ReadBarrier {
         } catch (RuntimeException e) {
             answered = CompletableFuture.failedFuture(e);
         }
-        answered.whenComplete((ignored, failure) -> finished(waiting, failure));
+        answered.whenCompleteAsync((ignored, failure) -> finished(waiting, failure), executor);
     }
 
     /** Starts the next round first, so its ReadIndex is under way while this thread answers the reads of this one. */

@@ -9,6 +9,8 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
@@ -112,7 +114,13 @@ public final class ReplicatedKv implements AutoCloseable {
             });
 
     private final GroupCommit calls = new GroupCommit(new GroupSender());
-    private final ReadBarrier reads = new ReadBarrier(this::readIndexRound);
+    /** Starts ReadIndex rounds and answers the reads that waited for them, off Ratis' threads ({@link ReadBarrier}). */
+    private final ExecutorService readRounds = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "queen-kv-read-rounds");
+        t.setDaemon(true);
+        return t;
+    });
+    private final ReadBarrier reads = new ReadBarrier(this::readIndexRound, readRounds);
 
     /**
      * Starts this node's Raft server with no group but the one its storage holds: the group is never
@@ -688,6 +696,7 @@ public final class ReplicatedKv implements AutoCloseable {
         admission.close();
         entryFormats.close();
         callers.shutdownNow();
+        readRounds.shutdownNow();
         try {
             client.close();
         } finally {

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 class ReadBarrierTest {
     /** Records each round started; a round completes when the test completes its future. */
     final List<CompletableFuture<Void>> rounds = new ArrayList<>();
-    final ReadBarrier barrier = new ReadBarrier(this::startRound);
+    final ReadBarrier barrier = new ReadBarrier(this::startRound, Runnable::run);
 
     private synchronized CompletionStage<?> startRound() {
         CompletableFuture<Void> round = new CompletableFuture<>();
@@ -78,9 +78,26 @@ class ReadBarrierTest {
     void aRoundThatThrowsWhenStartedFailsItsReadsAndFreesTheBarrier() {
         ReadBarrier throwing = new ReadBarrier(() -> {
             throw new IllegalStateException("server closed");
-        });
+        }, Runnable::run);
         assertThat(throwing.pass()).isCompletedExceptionally();
         assertThat(throwing.pass()).as("the next read starts a round of its own").isCompletedExceptionally();
         assertThat(throwing.rounds()).isEqualTo(2);
+    }
+
+    @Test
+    void whatFollowsARoundRunsOnTheExecutorNeverOnTheThreadThatCompletedIt() {
+        List<Runnable> queued = new ArrayList<>();
+        ReadBarrier queuing = new ReadBarrier(this::startRound, queued::add);
+        CompletableFuture<Void> first = queuing.pass();
+        CompletableFuture<Void> second = queuing.pass();
+        rounds.get(0).complete(null);
+        assertThat(first).as("not answered on the completing thread").isNotDone();
+        assertThat(rounds).as("nor the next round started there (Ratis completes rounds inside its locks)").hasSize(1);
+        queued.remove(0).run();
+        assertThat(first).isCompleted();
+        assertThat(rounds).hasSize(2);
+        rounds.get(1).complete(null);
+        queued.remove(0).run();
+        assertThat(second).isCompleted();
     }
 }
