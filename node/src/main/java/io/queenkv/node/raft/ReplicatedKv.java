@@ -480,7 +480,8 @@ public final class ReplicatedKv implements AutoCloseable {
     /** One ReadIndex round: a read of nothing through this node's own Raft server. */
     private CompletionStage<?> readIndexRound() {
         return submitLocally(READ_INDEX_ROUND, RaftClientRequest.readRequestType()).thenApply(reply -> {
-            if (!reply.isSuccess()) throw new CompletionException(reply.getException());
+            Throwable why = failureOf(reply, null);
+            if (why != null) throw new CompletionException(why);
             return reply;
         });
     }

@@ -43,7 +43,7 @@ class GroupCommitClusterTest {
     @Test
     void concurrentWritesGoInGroupsAndEachAnsweredOneCountsOnce() throws Exception {
         nodes = LocalNode.startCluster(dir, 3, Map.of("QUEEN_KV_WRITE_RATE", "100000"));
-        LocalNode leader = await().atMost(Duration.ofSeconds(30)).until(this::leader, l -> l != null);
+        LocalNode leader = LocalNode.awaitLeader(nodes);
         LocalNode follower = nodes.stream().filter(n -> n != leader).findFirst().orElseThrow();
         await("the leader to hear from every member").atMost(Duration.ofSeconds(30))
                 .until(() -> leader.node.replicated().groupsAllowedAsLeader());
@@ -88,11 +88,6 @@ class GroupCommitClusterTest {
         assertThat(leader.get("/metrics").body()).contains("queen_kv_raft_grouped_writes_allowed 1.0");
     }
 
-    private LocalNode leader() {
-        for (LocalNode n : nodes)
-            if (n.node.replicated().membership().map(d -> d.getInfo().isLeader() && d.getInfo().isLeaderReady()).orElse(false)) return n;
-        return null;
-    }
 
     private static String incr(String key) {
         return "[{\"op\":\"incr\",\"ns\":\"g\",\"key\":\"" + key + "\",\"delta\":1,\"forever\":true}]";

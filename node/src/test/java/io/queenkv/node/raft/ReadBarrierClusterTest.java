@@ -1,7 +1,6 @@
 package io.queenkv.node.raft;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -47,7 +46,7 @@ class ReadBarrierClusterTest {
     @Timeout(value = 3, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void readsOnFollowersShareRoundsAndNeverMissAnAcknowledgedWrite() throws Exception {
         nodes = LocalNode.startCluster(dir, 3, Map.of("QUEEN_KV_WRITE_RATE", "100000", "QUEEN_KV_READ_RATE", "100000"));
-        LocalNode leader = await().atMost(Duration.ofSeconds(30)).until(this::leader, l -> l != null);
+        LocalNode leader = LocalNode.awaitLeader(nodes);
         List<LocalNode> followers = nodes.stream().filter(n -> n != leader).toList();
 
         AtomicLong acknowledged = new AtomicLong();
@@ -99,11 +98,6 @@ class ReadBarrierClusterTest {
         assertThat(followers.get(0).get("/metrics").body()).contains("queen_kv_read_index_rounds_total");
     }
 
-    private LocalNode leader() {
-        for (LocalNode n : nodes)
-            if (n.node.replicated().membership().map(d -> d.getInfo().isLeader() && d.getInfo().isLeaderReady()).orElse(false)) return n;
-        return null;
-    }
 
     private static JsonNode json(String body) {
         try {

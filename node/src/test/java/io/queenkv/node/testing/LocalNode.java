@@ -117,6 +117,13 @@ public final class LocalNode implements AutoCloseable {
         });
     }
 
+    /** Waits (up to 30 s) for a member of {@code nodes} that leads and is ready to take writes. */
+    public static LocalNode awaitLeader(java.util.List<LocalNode> nodes) {
+        return Awaitility.await("a ready leader").atMost(Duration.ofSeconds(30)).until(() -> nodes.stream()
+                .filter(n -> n.node.replicated().membership().map(d -> d.getInfo().isLeader() && d.getInfo().isLeaderReady()).orElse(false))
+                .findFirst(), java.util.Optional::isPresent).orElseThrow();
+    }
+
     public static LocalNode start(Path dataDir) throws IOException {
         return start(dataDir, Map.of());
     }
