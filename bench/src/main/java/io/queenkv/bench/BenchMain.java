@@ -141,7 +141,7 @@ public final class BenchMain {
         return switch (kind) {
             case ETCD_34 -> Clusters.etcd(options.etcd34(), dir);
             case ETCD_36 -> Clusters.etcd(options.etcd36(), dir);
-            case QUEEN_KV -> Clusters.queenKv(nodeJarCopy(), options.nodeJava(), options.nodeHeap(), dir);
+            case QUEEN_KV -> Clusters.queenKv(nodeJarCopy(), options.nodeJava(), options.nodeHeap(), options.nodeJvmOptions(), dir);
         };
     }
 
@@ -204,13 +204,18 @@ public final class BenchMain {
         return buckets;
     }
 
-    /** The same warm-up on every system: half puts, half linearizable gets, 64 in flight. */
+    /**
+     * The same warm-up on every system, 64 in flight: a third puts to the leader, a third puts through
+     * every member, a third linearizable gets through every member. Every member serves calls during it,
+     * so no member meets its first calls in a measured window.
+     */
     private void warmUp(SystemDriver driver) {
         if (options.warmup().isZero()) return;
-        Duration half = options.warmup().dividedBy(2);
+        List<WorkloadSpec> parts = List.of(WorkloadSpec.PUT_64, WorkloadSpec.PUT_ALL_NODES_64, WorkloadSpec.GET_LINEARIZABLE_64);
+        Duration part = options.warmup().dividedBy(parts.size());
         System.out.println("  warm-up " + options.warmup().toSeconds() + " s");
-        for (WorkloadSpec spec : List.of(WorkloadSpec.PUT_64, WorkloadSpec.GET_LINEARIZABLE_64))
-            LoadGenerator.run(driver.workload(spec, spec.inFlight()).orElseThrow(), spec.inFlight(), Duration.ZERO, half);
+        for (WorkloadSpec spec : parts)
+            LoadGenerator.run(driver.workload(spec, spec.inFlight()).orElseThrow(), spec.inFlight(), Duration.ZERO, part);
     }
 
     private WorkloadResult runWorkload(SystemDriver driver, WorkloadSpec spec) {
@@ -279,7 +284,7 @@ public final class BenchMain {
     private static Settings settings(BenchOptions o) {
         return new Settings(o.duration().toMillis() / 1000.0, o.ramp().toMillis() / 1000.0, o.warmup().toMillis() / 1000.0,
                 o.coldStart().toMillis() / 1000.0, o.inFlightOverride().orElse(null), o.keys(), o.nodeHeap(),
-                javaVersion(o.nodeJava()));
+                String.join(" ", o.nodeJvmOptions()), javaVersion(o.nodeJava()));
     }
 
     /** The first line of {@code java -version} of the nodes' JVM, e.g. {@code openjdk version "25.0.3" 2026-04-21 LTS}. */

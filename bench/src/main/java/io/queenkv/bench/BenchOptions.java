@@ -25,6 +25,7 @@ import io.queenkv.bench.load.WorkloadSpec;
  * @param inFlightOverride when present, every workload runs with this many in flight instead of its own
  * @param keys           keys of 256 B loaded for the RSS, restart and snapshot measurements (0 skips them)
  * @param nodeHeap       -Xmx of each Queen KV node
+ * @param nodeJvmOptions extra JVM options of each Queen KV node, after {@code -Xmx} (a later flag wins)
  * @param nodeJava       the java binary that runs the Queen KV nodes (bench/run picks the newest JDK 21+ it finds)
  * @param maxRun         the whole run is stopped (processes killed) after this long
  * @param etcd34         Debian's etcd binary
@@ -44,6 +45,7 @@ public record BenchOptions(
         Optional<Integer> inFlightOverride,
         int keys,
         String nodeHeap,
+        List<String> nodeJvmOptions,
         Path nodeJava,
         Duration maxRun,
         Path etcd34,
@@ -65,6 +67,7 @@ public record BenchOptions(
                 Optional.ofNullable(System.getProperty("bench.inflight")).map(Integer::parseInt),
                 Integer.parseInt(prop("bench.keys", "1000000").replace("_", "")),
                 prop("bench.nodeHeap", "2g"),
+                Arrays.stream(prop("bench.nodeJvmOptions", "").split("\\s+")).filter(o -> !o.isEmpty()).toList(),
                 Path.of(prop("bench.nodeJava", Path.of(System.getProperty("java.home"), "bin", "java").toString())),
                 parseDuration(prop("bench.maxRun", "60m")),
                 Path.of(prop("bench.etcd34", "/usr/bin/etcd")),

@@ -24,7 +24,7 @@ public final class Clusters {
     private Clusters() {}
 
     /** Three Queen KV nodes from {@code nodeJar}, run by {@code java}; rate limits raised out of the way (API.md: 1,000,000 calls/s). */
-    public static LocalCluster queenKv(Path nodeJar, Path java, String heap, Path baseDir) {
+    public static LocalCluster queenKv(Path nodeJar, Path java, String heap, List<String> jvmOptions, Path baseDir) {
         List<Integer> ports = LocalCluster.freePorts(2 * MEMBERS);
         String clusterId = "bench-" + UUID.randomUUID();
         List<String> peers = new ArrayList<>();
@@ -49,7 +49,10 @@ public final class Clusters {
             // The load generator is one tenant with up to 256 calls in flight per node: above the default bound.
             env.put("QUEEN_KV_MAX_CALLS_PER_TENANT", "1024");
             env.put("QUEEN_KV_MAX_CALLS_PER_NODE", "1024");
-            members.add(new MemberSpec(id, List.of(javaBin, "-Xmx" + heap, "-jar", nodeJar.toString()), env, dataDir,
+            List<String> command = new ArrayList<>(List.of(javaBin, "-Xmx" + heap));
+            command.addAll(jvmOptions);
+            command.addAll(List.of("-jar", nodeJar.toString()));
+            members.add(new MemberSpec(id, command, env, dataDir,
                     baseDir.resolve(id + ".log"), "http://" + HOST + ":" + ports.get(2 * i), "/readyz"));
         }
         return new LocalCluster(baseDir, members);

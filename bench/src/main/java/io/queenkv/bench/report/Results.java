@@ -36,7 +36,8 @@ public final class Results {
     public record Machine(int cores, long memoryBytes, String os, String kernel, String java) {}
 
     public record Settings(double durationSeconds, double rampSeconds, double warmupSeconds, double coldStartSeconds,
-                           Integer inFlightOverride, int keys, String queenKvNodeHeap, String queenKvNodeJava) {}
+                           Integer inFlightOverride, int keys, String queenKvNodeHeap,
+                           String queenKvNodeJvmOptions, String queenKvNodeJava) {}
 
     public record BenchReport(String startedAt, String finishedAt, Machine machine, Settings settings,
                               List<SystemResult> systems, List<String> notes) {}
