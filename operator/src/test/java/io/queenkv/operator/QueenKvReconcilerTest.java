@@ -44,6 +44,7 @@ import io.javaoperatorsdk.operator.Operator;
 import io.queenkv.operator.crd.ClusterPhase;
 import io.queenkv.operator.crd.KvSettings;
 import io.queenkv.operator.crd.MemberStatus;
+import io.queenkv.operator.crd.OperationStep;
 import io.queenkv.operator.crd.OperationType;
 import io.queenkv.operator.crd.QueenKvCluster;
 import io.queenkv.operator.crd.QueenKvClusterSpec;
@@ -327,10 +328,10 @@ class QueenKvReconcilerTest {
         assertThat(indexOf("scaled down pod kv-4")).isLessThan(indexOf("removeMember n3"));
         assertThat(indexOf("removeMember n3")).isLessThan(indexOf("scaled down pod kv-3"));
         // Each removal is persisted before the StatefulSet shrinks; the claim goes only after its pod.
-        assertThat(indexOf("status ScaleDown n4 " + QueenKvReconciler.MEMBER_REMOVED)).isLessThan(indexOf("sts replicas 4"));
-        assertThat(indexOf("removeMember n4")).isLessThan(indexOf("status ScaleDown n4 " + QueenKvReconciler.MEMBER_REMOVED));
+        assertThat(indexOf("status ScaleDown n4 " + OperationStep.MemberRemoved)).isLessThan(indexOf("sts replicas 4"));
+        assertThat(indexOf("removeMember n4")).isLessThan(indexOf("status ScaleDown n4 " + OperationStep.MemberRemoved));
         assertThat(indexOf("scaled down pod kv-4")).isLessThan(indexOf("pvc deleted data-kv-4"));
-        assertThat(indexOf("status ScaleDown n3 " + QueenKvReconciler.MEMBER_REMOVED)).isLessThan(indexOf("sts replicas 3"));
+        assertThat(indexOf("status ScaleDown n3 " + OperationStep.MemberRemoved)).isLessThan(indexOf("sts replicas 3"));
         assertThat(events).noneMatch(e -> e.startsWith("claim deleted with the pod"));
         assertThat(c.getStatus().getMembers()).extracting(MemberStatus::getId).containsExactly("n0", "n1", "n2");
         assertThat(c.getStatus().getLeader()).isNotIn("n3", "n4");
@@ -453,7 +454,7 @@ class QueenKvReconcilerTest {
                 client.resources(QueenKvCluster.class).inNamespace(NS).withName(NAME).editStatus(c -> {
                     var op = new io.queenkv.operator.crd.PendingOperation(OperationType.Roll, "n2", 2, Instant.now().toString());
                     op.setTargetPodTemplateHash(hash);
-                    op.setStep(QueenKvReconciler.RECORDED);
+                    op.setStep(OperationStep.Recorded);
                     c.getStatus().setPendingOperation(op);
                     return c;
                 });
@@ -485,7 +486,7 @@ class QueenKvReconcilerTest {
         edit(c -> c.getSpec().setImage(IMAGE_2));
         await().atMost(Duration.ofSeconds(20)).until(() -> events.contains("eviction refused kv-2"));
         await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(2)).until(() -> events.stream().noneMatch(e -> e.startsWith("pod gone")));
-        assertThat(get().getStatus().getPendingOperation().getStep()).isEqualTo(QueenKvReconciler.RECORDED);
+        assertThat(get().getStatus().getPendingOperation().getStep()).isEqualTo(OperationStep.Recorded);
 
         pods.refuseEvictions(false);
         await().atMost(Duration.ofSeconds(30)).until(() -> IMAGE_2.equals(get().getStatus().getCurrentImage()));
@@ -534,7 +535,7 @@ class QueenKvReconcilerTest {
         edit(c -> c.getSpec().setReplicas(5));
         await().atMost(Duration.ofSeconds(20)).until(() -> {
             var op = get().getStatus().getPendingOperation();
-            return op != null && "n3".equals(op.getMember()) && QueenKvReconciler.MEMBER_ADDED.equals(op.getStep());
+            return op != null && "n3".equals(op.getMember()) && op.getStep() == OperationStep.MemberAdded;
         });
         operator.stop();
         operator = null;
