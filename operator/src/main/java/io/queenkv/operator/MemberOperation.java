@@ -17,13 +17,13 @@ import io.queenkv.operator.nodes.NodeAdmin;
 import io.queenkv.operator.plan.Observed;
 
 /**
- * A multi-step change of one member ({@link ScaleUp}, {@link ScaleDown}, {@link Roll}) that the
+ * A multi-step change of one member ({@link ScaleUp}, {@link ScaleDown}, {@link Roll}, {@link Replace}) that the
  * {@link io.queenkv.operator.plan.Planner} recorded in {@code status.pendingOperation}. Each reconcile
  * calls {@link #resume} once: it takes at most one step, records it in {@link PendingOperation#getStep}
  * (status is written by the reconciler after it returns), and says what it did or waits for. Every step
  * is idempotent, so a step repeated after an operator restart does no harm.
  */
-abstract sealed class MemberOperation permits ScaleUp, ScaleDown, Roll {
+abstract sealed class MemberOperation permits ScaleUp, ScaleDown, Roll, Replace {
     private static final Logger LOG = LoggerFactory.getLogger(MemberOperation.class);
 
     /**

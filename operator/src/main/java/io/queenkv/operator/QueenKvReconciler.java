@@ -69,7 +69,7 @@ import io.queenkv.operator.plan.SpecView;
  *       the PodDisruptionBudget;</li>
  *   <li><b>plan and act</b>: the {@link Planner} (a pure function of spec, status and what was observed)
  *       names the one next {@link Action}: resume the recorded {@code pendingOperation} ({@link ScaleUp},
- *       {@link ScaleDown}, {@link Roll}, each stating its algorithm and safety), or apply settings, or
+ *       {@link ScaleDown}, {@link Roll}, {@link Replace}, each stating its algorithm and safety), or apply settings, or
  *       <em>record</em> the next operation: the next reconcile acts, so an operator restarted mid-way finds
  *       the intent in status and resumes it;</li>
  *   <li><b>status</b>: an event for a step taken or refused; phase, members, leader, settings in force,
@@ -94,6 +94,7 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
     public static final String REASON_SCALING_UP = "ScalingUp";
     public static final String REASON_SCALING_DOWN = "ScalingDown";
     public static final String REASON_ROLLING = "Rolling";
+    public static final String REASON_REPLACING = "ReplacingMember";
     public static final String REASON_SETTINGS = "ApplyingSettings";
     public static final String REASON_WAITING = "Waiting";
     public static final String REASON_RECONCILED = "Reconciled";
@@ -129,6 +130,7 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
     private final ScaleUp scaleUp;
     private final ScaleDown scaleDown;
     private final Roll roll;
+    private final Replace replace;
 
     public QueenKvReconciler(NodeAdmin nodes) {
         this(nodes, Timing.production(), Clock.systemUTC());
@@ -143,6 +145,7 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
         this.scaleUp = new ScaleUp(nodes);
         this.scaleDown = new ScaleDown(nodes);
         this.roll = new Roll(nodes);
+        this.replace = new Replace(nodes);
     }
 
     /** How many times {@link #reconcile} ran (tests check there is no hot loop). */
@@ -282,6 +285,7 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
                     case ScaleUp -> scaleUp;
                     case ScaleDown -> scaleDown;
                     case Roll -> roll;
+                    case Replace -> replace;
                 };
                 return operation.resume(r, res.operation());
             }
@@ -382,6 +386,11 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
         Long gen = c.getMetadata().getGeneration();
         s.setSelector(Labels.selectorString(Model.name(c)));
         s.setLeader(o.leaderId());
+        if (s.getReplacedMembers() != null) {
+            // Only what the spec still names: an ordinal named again later is replaced again.
+            List<Integer> replaced = s.getReplacedMembers().stream().filter(Model.removeMembers(Model.spec(c))::contains).toList();
+            s.setReplacedMembers(replaced.isEmpty() ? null : replaced);
+        }
 
         List<String> readmitting = o.readmitting();
         List<MemberStatus> previous = s.getMembers() == null ? List.of() : s.getMembers();
@@ -504,6 +513,7 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
             case ScaleUp -> REASON_SCALING_UP;
             case ScaleDown -> REASON_SCALING_DOWN;
             case Roll -> REASON_ROLLING;
+            case Replace -> REASON_REPLACING;
         };
     }
 

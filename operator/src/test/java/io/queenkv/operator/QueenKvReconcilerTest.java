@@ -314,6 +314,45 @@ class QueenKvReconcilerTest {
     }
 
     @Test
+    void aMemberNamedInRemoveMembersIsReplacedByAnEmptyOneBeforeTheShrink() {
+        create(5);
+        awaitRunning(5);
+        String oldClaim = client.persistentVolumeClaims().inNamespace(NS).withName("data-kv-1").get().getMetadata().getUid();
+        nodes.lag(1, true); // n1 does not serve (a bad disk): the user names it
+        edit(c -> {
+            c.getSpec().setReplicas(3);
+            c.getSpec().setRemoveMembers(List.of(1));
+        });
+        // The new incarnation, on a new claim, serves.
+        await().atMost(Duration.ofSeconds(20)).until(() -> events.contains("pvc deleted data-kv-1"));
+        nodes.lag(1, false);
+        QueenKvCluster c = awaitRunning(3);
+
+        // n1 out of the group first, then its data, then the new n1 in, caught up; only then the shrink from the top.
+        assertThat(calls("removeMember")).containsExactly("removeMember n1 via n0", "removeMember n4 via n0", "removeMember n3 via n0");
+        assertThat(indexOf("removeMember n1")).isLessThan(indexOf("status Replace n1 " + OperationStep.MemberRemoved));
+        assertThat(indexOf("status Replace n1 " + OperationStep.MemberRemoved)).isLessThan(indexOf("pvc deleted data-kv-1"));
+        assertThat(indexOf("pvc deleted data-kv-1")).isLessThan(indexOf("pod gone kv-1"));
+        assertThat(indexOf("pod gone kv-1")).isLessThan(indexOf("addMember n1"));
+        assertThat(indexOf("addMember n1")).isLessThan(indexOf("removeMember n4"));
+        assertThat(calls("addMember")).containsExactly("addMember n1 via n0");
+        assertThat(client.persistentVolumeClaims().inNamespace(NS).withName("data-kv-1").get().getMetadata().getUid())
+                .as("n1 came back on a new claim").isNotEqualTo(oldClaim);
+        assertThat(c.getStatus().getMembers()).extracting(MemberStatus::getId).containsExactly("n0", "n1", "n2");
+        assertThat(c.getStatus().getReplacedMembers()).containsExactly(1);
+        assertThat(statuses).anyMatch(st -> conditionIs(st, QueenKvClusterStatus.PROGRESSING, "True", QueenKvReconciler.REASON_REPLACING));
+        // The claims of n0 and n2 stay; those of n3 and n4 went with the scale-down.
+        assertThat(client.persistentVolumeClaims().inNamespace(NS).list().getItems()).extracting(p -> p.getMetadata().getName())
+                .containsExactlyInAnyOrder("data-kv-0", "data-kv-1", "data-kv-2");
+
+        // Named still, replaced once: nothing more. Dropped from the spec, dropped from status.
+        edit(k -> k.getSpec().setRemoveMembers(null));
+        await().atMost(Duration.ofSeconds(10)).until(() -> get().getStatus().getReplacedMembers() == null);
+        awaitRunning(3);
+        assertThat(calls("removeMember")).hasSize(3);
+    }
+
+    @Test
     void scalesDownMovingLeadershipOffTheHighestOrdinalFirst() {
         create(5);
         awaitRunning(5);

@@ -9,10 +9,13 @@ public enum OperationStep {
     Recorded,
     /** Leadership moved off the operation's member (a ScaleDown or Roll of the leader). */
     LeadershipMoved,
-    /** ScaleUp: the member is in the leader's configuration. */
+    /** ScaleUp, Replace: the member is in the leader's configuration. */
     MemberAdded,
-    /** ScaleDown: the removal committed; only now may the StatefulSet shrink past the member. */
+    /** ScaleDown: the removal committed; only now may the StatefulSet shrink past the member. Replace: only now may its data go. */
     MemberRemoved,
-    /** Roll: the member's pod was evicted (or deleted); waiting for it to come back on the target template. */
+    /**
+     * Roll: the member's pod was evicted (or deleted); waiting for it to come back on the target template.
+     * Replace: its claim and pod were deleted; waiting for the new, empty pod to start.
+     */
     PodDeleted
 }

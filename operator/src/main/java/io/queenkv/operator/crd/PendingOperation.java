@@ -27,7 +27,7 @@ public class PendingOperation {
     private String targetPodTemplateHash;
 
     // A plain string in the schema, as before the enum: status written by earlier operators stays valid.
-    @JsonPropertyDescription("Last step completed, for the reconciler to resume from (e.g. PodCreated, MemberAdded, CaughtUp).")
+    @JsonPropertyDescription("Last step done, for the reconciler to resume from: Recorded, LeadershipMoved, MemberRemoved, PodDeleted or MemberAdded.")
     @SchemaFrom(type = String.class)
     private OperationStep step;
 

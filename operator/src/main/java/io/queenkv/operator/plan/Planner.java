@@ -29,6 +29,8 @@ import io.queenkv.operator.model.Names;
  *   <li>no leader, or the group still being created: wait;</li>
  *   <li>settings the spec sets differ from those in force: apply them (through the log, no restart);</li>
  *   <li>a member being re-admitted after a lost disk: wait for the node to finish;</li>
+ *   <li>a member {@code spec.removeMembers} names, below {@code spec.replicas} and not replaced yet: record
+ *       its Replace, unless removing it loses the quorum;</li>
  *   <li>fewer members than the spec asks: record a ScaleUp of the lowest missing ordinal, once every
  *       member is ready;</li>
  *   <li>more: record a ScaleDown of the highest ordinal, unless that loses the quorum or a member that stays
@@ -75,6 +77,19 @@ public final class Planner {
             return new Action.Wait("waiting for " + String.join(", ", o.readmitting()) + " to be re-admitted (a learner until it has caught up)");
 
         int desired = spec.replicas();
+        // spec.removeMembers: a named member that stays (a StatefulSet only ever loses its highest ordinals)
+        // is replaced by a new, empty one before any scaling; one at or above the cut goes with the scale-down.
+        List<Integer> replaced = s.getReplacedMembers() == null ? List.of() : s.getReplacedMembers();
+        Optional<String> replace = spec.removeMembers().stream().sorted().filter(k -> k < desired && !replaced.contains(k))
+                .map(Names::nodeId).filter(o::isMember).findFirst();
+        if (replace.isPresent()) {
+            String id = replace.get();
+            Optional<String> refusal = Quorum.removalRefusal(o, id);
+            if (refusal.isPresent()) return new Action.WouldLoseQuorum(refusal.get());
+            return record(OperationType.Replace, Names.ordinalOf(id), null, now,
+                    "replacing " + id + " (spec.removeMembers): removing it from the group, then its claim and pod");
+        }
+
         int highest = members.stream().mapToInt(Names::ordinalOf).max().orElse(-1);
         if (desired > members.size()) {
             if (!allReady) return new Action.Wait("scale up waits until every member is ready");
@@ -127,7 +142,8 @@ public final class Planner {
      * spec has left (a reverted image: its target may be the very pod that cannot start); a scale-up whose
      * member is not in the group yet while the spec no longer wants it; a scale-down whose member is still
      * in the group while the spec wants it again. A member already added, or already removed, is finished
-     * first: the step that follows undoes it the safe way.
+     * first: the step that follows undoes it the safe way. A replacement the spec no longer asks for, while
+     * its member is still in the group and its removal not persisted; once removed, it is finished.
      */
     static Optional<String> supersededBy(SpecView spec, Observed o, PendingOperation op) {
         int wanted = spec.replicas();
@@ -138,7 +154,16 @@ public final class Planner {
                     ? Optional.of("spec.replicas is " + wanted + " now") : Optional.empty();
             case ScaleDown -> o.isMember(op.getMember()) && op.getStep() != OperationStep.MemberRemoved && wanted >= o.members().size()
                     ? Optional.of("spec.replicas is " + wanted + " now") : Optional.empty();
+            case Replace -> o.isMember(op.getMember()) && removalNotPersisted(op)
+                    && !(spec.removeMembers().contains(op.getOrdinal()) && op.getOrdinal() < wanted)
+                    ? Optional.of("spec.removeMembers no longer names " + op.getOrdinal() + " below spec.replicas " + wanted)
+                    : Optional.empty();
         };
+    }
+
+    /** Recorded, or leadership moved off: the member was not removed yet. */
+    public static boolean removalNotPersisted(PendingOperation op) {
+        return op.getStep() == OperationStep.Recorded || op.getStep() == OperationStep.LeadershipMoved;
     }
 
     /** Whether a field the spec sets differs from the value in force. */
@@ -174,7 +199,7 @@ public final class Planner {
         return switch (op.getType()) {
             case ScaleUp -> Math.max(members, op.getOrdinal() + 1);
             case ScaleDown -> op.getStep() == OperationStep.MemberRemoved ? op.getOrdinal() : op.getOrdinal() + 1;
-            case Roll -> members;
+            case Roll, Replace -> members;
         };
     }
 

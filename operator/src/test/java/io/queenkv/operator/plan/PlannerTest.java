@@ -3,6 +3,7 @@ package io.queenkv.operator.plan;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Instant;
+import java.util.List;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 
@@ -89,7 +90,32 @@ class PlannerTest {
                 row("scale-down whose removal is persisted, spec back up: finished first", spec(5), running(5, op(OperationType.ScaleDown, 4,
                         OperationStep.MemberRemoved)), Group.of(4), "Resume ScaleDown n4", null),
                 row("scale-down recorded, spec unchanged: resume", spec(3), running(5, op(OperationType.ScaleDown, 4, OperationStep.Recorded)),
-                        Group.of(5), "Resume ScaleDown n4", null));
+                        Group.of(5), "Resume ScaleDown n4", null),
+                // spec.removeMembers
+                row("five to three, n1 named and down: replace n1 before the shrink", spec(3).removeMembers(1), running(5),
+                        Group.of(5).notReady("n1"), "Record Replace n1", "replacing n1 (spec.removeMembers)"),
+                row("n1 named, serving, no shrink: replaced all the same", spec(3).removeMembers(1), running(3), Group.of(3),
+                        "Record Replace n1", null),
+                row("the lowest named ordinal below the cut first", spec(3).removeMembers(4, 2, 1), running(5), Group.of(5),
+                        "Record Replace n1", null),
+                row("n1 already replaced: the shrink goes on from the top", spec(3).removeMembers(1), replaced(running(5), 1), Group.of(5),
+                        "Record ScaleDown n4", null),
+                row("named at or above the cut: left to the scale-down", spec(3).removeMembers(3), running(5), Group.of(5),
+                        "Record ScaleDown n4", null),
+                row("named but not a member (not added yet): nothing to replace", spec(5).removeMembers(4), running(3), Group.of(3),
+                        "Record ScaleUp n3", null),
+                row("replacing n1 while n2 is down would lose the quorum: refused", spec(3).removeMembers(1), running(3),
+                        Group.of(3).notReady("n2"), "WouldLoseQuorum", "removing n1 would leave 1 ready of 2 members"),
+                row("a replacement waits for a member being re-admitted", spec(3).removeMembers(1), running(3), Group.of(3).readmitting("n2"),
+                        "Wait", "re-admitted"),
+                row("recorded replacement, still named: resume", spec(3).removeMembers(1), running(3, op(OperationType.Replace, 1,
+                        OperationStep.Recorded)), Group.of(3), "Resume Replace n1", null),
+                row("recorded replacement no longer named, not removed yet: superseded", spec(3), running(3, op(OperationType.Replace, 1,
+                        OperationStep.LeadershipMoved)), Group.of(3), "Supersede Replace n1", "no longer names 1"),
+                row("replacement no longer named, removal persisted: finished first", spec(3), running(3, op(OperationType.Replace, 1,
+                        OperationStep.MemberRemoved)), Group.members("n0", "n2"), "Resume Replace n1", null),
+                row("replacement whose member was added back, no longer named: finished", spec(3), running(3, op(OperationType.Replace, 1,
+                        OperationStep.MemberAdded)), Group.of(3), "Resume Replace n1", null));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -118,6 +144,7 @@ class PlannerTest {
         assertThat(Planner.statefulSetReplicas(running(5, op(OperationType.ScaleDown, 4, OperationStep.LeadershipMoved)))).isEqualTo(5);
         assertThat(Planner.statefulSetReplicas(running(5, op(OperationType.ScaleDown, 4, OperationStep.MemberRemoved)))).isEqualTo(4);
         assertThat(Planner.statefulSetReplicas(running(3, roll("n2", NEW_HASH)))).isEqualTo(3);
+        assertThat(Planner.statefulSetReplicas(running(3, op(OperationType.Replace, 1, OperationStep.PodDeleted)))).isEqualTo(3);
     }
 
     @Test
@@ -159,17 +186,23 @@ class PlannerTest {
 
     /** spec.replicas, on {@link Group#HASH}, no settings, not paused; each method changes one thing. */
     private static SpecBuilder spec(int replicas) {
-        return new SpecBuilder(new SpecView(replicas, IMAGE, null, Group.HASH, false));
+        return new SpecBuilder(new SpecView(replicas, IMAGE, null, Group.HASH, false, List.of()));
     }
 
     record SpecBuilder(SpecView view) {
         SpecBuilder with(UnaryOperator<SpecView> change) { return new SpecBuilder(change.apply(view)); }
 
-        SpecBuilder paused() { return with(v -> new SpecView(v.replicas(), v.image(), v.settings(), v.podTemplateHash(), true)); }
+        SpecBuilder paused() { return with(v -> new SpecView(v.replicas(), v.image(), v.settings(), v.podTemplateHash(), true, v.removeMembers())); }
 
-        SpecBuilder hash(String h) { return with(v -> new SpecView(v.replicas(), v.image(), v.settings(), h, v.paused())); }
+        SpecBuilder hash(String h) { return with(v -> new SpecView(v.replicas(), v.image(), v.settings(), h, v.paused(), v.removeMembers())); }
 
-        SpecBuilder settings(KvSettings s) { return with(v -> new SpecView(v.replicas(), v.image(), s, v.podTemplateHash(), v.paused())); }
+        SpecBuilder settings(KvSettings s) {
+            return with(v -> new SpecView(v.replicas(), v.image(), s, v.podTemplateHash(), v.paused(), v.removeMembers()));
+        }
+
+        SpecBuilder removeMembers(Integer... ordinals) {
+            return with(v -> new SpecView(v.replicas(), v.image(), v.settings(), v.podTemplateHash(), v.paused(), List.of(ordinals)));
+        }
 
         SpecView build() { return view; }
     }
@@ -182,6 +215,11 @@ class PlannerTest {
         s.setReplicas(replicas);
         s.setPhase(op.length == 0 ? ClusterPhase.Running : ClusterPhase.Scaling);
         if (op.length > 0) s.setPendingOperation(op[0]);
+        return s;
+    }
+
+    private static QueenKvClusterStatus replaced(QueenKvClusterStatus s, Integer... ordinals) {
+        s.setReplacedMembers(List.of(ordinals));
         return s;
     }
 
