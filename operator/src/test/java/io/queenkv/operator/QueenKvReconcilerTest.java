@@ -353,6 +353,27 @@ class QueenKvReconcilerTest {
     }
 
     @Test
+    void replacingTheLeaderHandsLeadershipOffFirstAndKeepsTheSize() {
+        create(3);
+        awaitRunning(3);
+        String oldClaim = client.persistentVolumeClaims().inNamespace(NS).withName("data-kv-0").get().getMetadata().getUid();
+        edit(c -> c.getSpec().setRemoveMembers(List.of(0)));
+        await().atMost(Duration.ofSeconds(30)).until(() -> get().getStatus().getReplacedMembers() != null);
+        QueenKvCluster c = awaitRunning(3);
+
+        assertThat(indexOf("transferLeadership n0->")).isLessThan(indexOf("removeMember n0"));
+        assertThat(calls("removeMember")).containsExactly("removeMember n0 via " + c.getStatus().getLeader());
+        assertThat(indexOf("removeMember n0")).isLessThan(indexOf("pvc deleted data-kv-0"));
+        assertThat(indexOf("pvc deleted data-kv-0")).isLessThan(indexOf("addMember n0"));
+        assertThat(client.persistentVolumeClaims().inNamespace(NS).withName("data-kv-0").get().getMetadata().getUid()).isNotEqualTo(oldClaim);
+        assertThat(c.getStatus().getReplacedMembers()).containsExactly(0);
+        assertThat(c.getStatus().getMembers()).extracting(MemberStatus::getId).containsExactly("n0", "n1", "n2");
+        // The StatefulSet kept its size; no other member restarted.
+        assertThat(events).noneMatch(e -> e.startsWith("sts replicas 2") || e.startsWith("scaled down pod"));
+        assertThat(events).noneMatch(e -> e.equals("pod gone kv-1") || e.equals("pod gone kv-2"));
+    }
+
+    @Test
     void scalesDownMovingLeadershipOffTheHighestOrdinalFirst() {
         create(5);
         awaitRunning(5);
