@@ -19,6 +19,7 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.queenkv.operator.model.Model;
+import io.queenkv.operator.plan.Observed;
 
 /**
  * Plays the StatefulSet controller and the kubelet, minimally, for the mock API server (where nothing

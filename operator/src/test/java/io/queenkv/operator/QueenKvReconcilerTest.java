@@ -44,6 +44,7 @@ import io.javaoperatorsdk.operator.Operator;
 import io.queenkv.operator.crd.ClusterPhase;
 import io.queenkv.operator.crd.KvSettings;
 import io.queenkv.operator.crd.MemberStatus;
+import io.queenkv.operator.crd.OperationStep;
 import io.queenkv.operator.crd.OperationType;
 import io.queenkv.operator.crd.QueenKvCluster;
 import io.queenkv.operator.crd.QueenKvClusterSpec;
@@ -313,6 +314,66 @@ class QueenKvReconcilerTest {
     }
 
     @Test
+    void aMemberNamedInRemoveMembersIsReplacedByAnEmptyOneBeforeTheShrink() {
+        create(5);
+        awaitRunning(5);
+        String oldClaim = client.persistentVolumeClaims().inNamespace(NS).withName("data-kv-1").get().getMetadata().getUid();
+        nodes.lag(1, true); // n1 does not serve (a bad disk): the user names it
+        edit(c -> {
+            c.getSpec().setReplicas(3);
+            c.getSpec().setRemoveMembers(List.of(1));
+        });
+        // The new incarnation, on a new claim, serves.
+        await().atMost(Duration.ofSeconds(20)).until(() -> events.contains("pvc deleted data-kv-1"));
+        nodes.lag(1, false);
+        QueenKvCluster c = awaitRunning(3);
+
+        // n1 out of the group first, then its data, then the new n1 in, caught up; only then the shrink from the top.
+        assertThat(calls("removeMember")).containsExactly("removeMember n1 via n0", "removeMember n4 via n0", "removeMember n3 via n0");
+        assertThat(indexOf("removeMember n1")).isLessThan(indexOf("status Replace n1 " + OperationStep.MemberRemoved));
+        assertThat(indexOf("status Replace n1 " + OperationStep.MemberRemoved)).isLessThan(indexOf("pvc deleted data-kv-1"));
+        assertThat(indexOf("pvc deleted data-kv-1")).isLessThan(indexOf("pod gone kv-1"));
+        assertThat(indexOf("pod gone kv-1")).isLessThan(indexOf("addMember n1"));
+        assertThat(indexOf("addMember n1")).isLessThan(indexOf("removeMember n4"));
+        assertThat(calls("addMember")).containsExactly("addMember n1 via n0");
+        assertThat(client.persistentVolumeClaims().inNamespace(NS).withName("data-kv-1").get().getMetadata().getUid())
+                .as("n1 came back on a new claim").isNotEqualTo(oldClaim);
+        assertThat(c.getStatus().getMembers()).extracting(MemberStatus::getId).containsExactly("n0", "n1", "n2");
+        assertThat(c.getStatus().getReplacedMembers()).containsExactly(1);
+        assertThat(statuses).anyMatch(st -> conditionIs(st, QueenKvClusterStatus.PROGRESSING, "True", QueenKvReconciler.REASON_REPLACING));
+        // The claims of n0 and n2 stay; those of n3 and n4 went with the scale-down.
+        assertThat(client.persistentVolumeClaims().inNamespace(NS).list().getItems()).extracting(p -> p.getMetadata().getName())
+                .containsExactlyInAnyOrder("data-kv-0", "data-kv-1", "data-kv-2");
+
+        // Named still, replaced once: nothing more. Dropped from the spec, dropped from status.
+        edit(k -> k.getSpec().setRemoveMembers(null));
+        await().atMost(Duration.ofSeconds(10)).until(() -> get().getStatus().getReplacedMembers() == null);
+        awaitRunning(3);
+        assertThat(calls("removeMember")).hasSize(3);
+    }
+
+    @Test
+    void replacingTheLeaderHandsLeadershipOffFirstAndKeepsTheSize() {
+        create(3);
+        awaitRunning(3);
+        String oldClaim = client.persistentVolumeClaims().inNamespace(NS).withName("data-kv-0").get().getMetadata().getUid();
+        edit(c -> c.getSpec().setRemoveMembers(List.of(0)));
+        await().atMost(Duration.ofSeconds(30)).until(() -> get().getStatus().getReplacedMembers() != null);
+        QueenKvCluster c = awaitRunning(3);
+
+        assertThat(indexOf("transferLeadership n0->")).isLessThan(indexOf("removeMember n0"));
+        assertThat(calls("removeMember")).containsExactly("removeMember n0 via " + c.getStatus().getLeader());
+        assertThat(indexOf("removeMember n0")).isLessThan(indexOf("pvc deleted data-kv-0"));
+        assertThat(indexOf("pvc deleted data-kv-0")).isLessThan(indexOf("addMember n0"));
+        assertThat(client.persistentVolumeClaims().inNamespace(NS).withName("data-kv-0").get().getMetadata().getUid()).isNotEqualTo(oldClaim);
+        assertThat(c.getStatus().getReplacedMembers()).containsExactly(0);
+        assertThat(c.getStatus().getMembers()).extracting(MemberStatus::getId).containsExactly("n0", "n1", "n2");
+        // The StatefulSet kept its size; no other member restarted.
+        assertThat(events).noneMatch(e -> e.startsWith("sts replicas 2") || e.startsWith("scaled down pod"));
+        assertThat(events).noneMatch(e -> e.equals("pod gone kv-1") || e.equals("pod gone kv-2"));
+    }
+
+    @Test
     void scalesDownMovingLeadershipOffTheHighestOrdinalFirst() {
         create(5);
         awaitRunning(5);
@@ -327,10 +388,10 @@ class QueenKvReconcilerTest {
         assertThat(indexOf("scaled down pod kv-4")).isLessThan(indexOf("removeMember n3"));
         assertThat(indexOf("removeMember n3")).isLessThan(indexOf("scaled down pod kv-3"));
         // Each removal is persisted before the StatefulSet shrinks; the claim goes only after its pod.
-        assertThat(indexOf("status ScaleDown n4 " + QueenKvReconciler.MEMBER_REMOVED)).isLessThan(indexOf("sts replicas 4"));
-        assertThat(indexOf("removeMember n4")).isLessThan(indexOf("status ScaleDown n4 " + QueenKvReconciler.MEMBER_REMOVED));
+        assertThat(indexOf("status ScaleDown n4 " + OperationStep.MemberRemoved)).isLessThan(indexOf("sts replicas 4"));
+        assertThat(indexOf("removeMember n4")).isLessThan(indexOf("status ScaleDown n4 " + OperationStep.MemberRemoved));
         assertThat(indexOf("scaled down pod kv-4")).isLessThan(indexOf("pvc deleted data-kv-4"));
-        assertThat(indexOf("status ScaleDown n3 " + QueenKvReconciler.MEMBER_REMOVED)).isLessThan(indexOf("sts replicas 3"));
+        assertThat(indexOf("status ScaleDown n3 " + OperationStep.MemberRemoved)).isLessThan(indexOf("sts replicas 3"));
         assertThat(events).noneMatch(e -> e.startsWith("claim deleted with the pod"));
         assertThat(c.getStatus().getMembers()).extracting(MemberStatus::getId).containsExactly("n0", "n1", "n2");
         assertThat(c.getStatus().getLeader()).isNotIn("n3", "n4");
@@ -453,7 +514,7 @@ class QueenKvReconcilerTest {
                 client.resources(QueenKvCluster.class).inNamespace(NS).withName(NAME).editStatus(c -> {
                     var op = new io.queenkv.operator.crd.PendingOperation(OperationType.Roll, "n2", 2, Instant.now().toString());
                     op.setTargetPodTemplateHash(hash);
-                    op.setStep(QueenKvReconciler.RECORDED);
+                    op.setStep(OperationStep.Recorded);
                     c.getStatus().setPendingOperation(op);
                     return c;
                 });
@@ -485,7 +546,7 @@ class QueenKvReconcilerTest {
         edit(c -> c.getSpec().setImage(IMAGE_2));
         await().atMost(Duration.ofSeconds(20)).until(() -> events.contains("eviction refused kv-2"));
         await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(2)).until(() -> events.stream().noneMatch(e -> e.startsWith("pod gone")));
-        assertThat(get().getStatus().getPendingOperation().getStep()).isEqualTo(QueenKvReconciler.RECORDED);
+        assertThat(get().getStatus().getPendingOperation().getStep()).isEqualTo(OperationStep.Recorded);
 
         pods.refuseEvictions(false);
         await().atMost(Duration.ofSeconds(30)).until(() -> IMAGE_2.equals(get().getStatus().getCurrentImage()));
@@ -534,7 +595,7 @@ class QueenKvReconcilerTest {
         edit(c -> c.getSpec().setReplicas(5));
         await().atMost(Duration.ofSeconds(20)).until(() -> {
             var op = get().getStatus().getPendingOperation();
-            return op != null && "n3".equals(op.getMember()) && QueenKvReconciler.MEMBER_ADDED.equals(op.getStep());
+            return op != null && "n3".equals(op.getMember()) && op.getStep() == OperationStep.MemberAdded;
         });
         operator.stop();
         operator = null;

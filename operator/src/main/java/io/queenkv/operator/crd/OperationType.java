@@ -7,5 +7,10 @@ public enum OperationType {
     /** Move leadership off the highest ordinal, remove it from the group, shrink the StatefulSet, delete its PVC. */
     ScaleDown,
     /** Restart one pod (followers first, the leader last after a hand-off), wait for catch-up. */
-    Roll
+    Roll,
+    /**
+     * Replace a member named in {@code spec.removeMembers} by a new, empty one: remove it from the group,
+     * delete its claim and pod, add the new pod back, wait for catch-up.
+     */
+    Replace
 }

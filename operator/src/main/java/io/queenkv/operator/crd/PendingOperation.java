@@ -3,6 +3,7 @@ package io.queenkv.operator.crd;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 
+import io.fabric8.crd.generator.annotation.SchemaFrom;
 import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Required;
 
@@ -25,8 +26,10 @@ public class PendingOperation {
     @JsonPropertyDescription("Pod-template hash the member is rolled to (Roll only).")
     private String targetPodTemplateHash;
 
-    @JsonPropertyDescription("Last step completed, for the reconciler to resume from (e.g. PodCreated, MemberAdded, CaughtUp).")
-    private String step;
+    // A plain string in the schema, as before the enum: status written by earlier operators stays valid.
+    @JsonPropertyDescription("Last step done, for the reconciler to resume from: Recorded, LeadershipMoved, MemberRemoved, PodDeleted or MemberAdded.")
+    @SchemaFrom(type = String.class)
+    private OperationStep step;
 
     @JsonPropertyDescription("When the operation started (RFC 3339).")
     private String startedAt;
@@ -48,8 +51,8 @@ public class PendingOperation {
     public void setOrdinal(Integer ordinal) { this.ordinal = ordinal; }
     public String getTargetPodTemplateHash() { return targetPodTemplateHash; }
     public void setTargetPodTemplateHash(String h) { this.targetPodTemplateHash = h; }
-    public String getStep() { return step; }
-    public void setStep(String step) { this.step = step; }
+    public OperationStep getStep() { return step; }
+    public void setStep(OperationStep step) { this.step = step; }
     public String getStartedAt() { return startedAt; }
     public void setStartedAt(String startedAt) { this.startedAt = startedAt; }
 }

@@ -38,6 +38,15 @@ public class QueenKvClusterSpec {
     @SpecReplicas
     private Integer replicas = DEFAULT_REPLICAS;
 
+    @JsonPropertyDescription("Ordinals of members to replace before any scaling (0 is n0, pod <name>-0): each one that is a member"
+            + " below spec.replicas is removed from the group, its claim and pod are deleted, and it comes back as a new, empty member"
+            + " that the operator adds back and waits for to catch up; a named ordinal at or above spec.replicas is removed by the"
+            + " scale-down. Each is replaced once while named (status.replacedMembers); remove it from the list to be able to name"
+            + " it again. A replacement that would leave the group without a quorum of ready members is refused.")
+    @Size(max = 7)
+    @ValidationRule(value = "self.all(k, k >= 0 && k <= 6)", message = "removeMembers holds member ordinals, 0 to 6")
+    private List<Integer> removeMembers;
+
     @JsonPropertyDescription("Container image of the node (runs /app/queen-kv-node.jar). Changing it rolls the pods.")
     @Required
     @Pattern("^\\S+$")
@@ -78,6 +87,8 @@ public class QueenKvClusterSpec {
 
     public Integer getReplicas() { return replicas; }
     public void setReplicas(Integer replicas) { this.replicas = replicas; }
+    public List<Integer> getRemoveMembers() { return removeMembers; }
+    public void setRemoveMembers(List<Integer> removeMembers) { this.removeMembers = removeMembers; }
     public String getImage() { return image; }
     public void setImage(String image) { this.image = image; }
     public ResourceRequirements getResources() { return resources; }

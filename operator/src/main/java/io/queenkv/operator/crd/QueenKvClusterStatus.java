@@ -65,6 +65,9 @@ public class QueenKvClusterStatus {
     @JsonPropertyDescription("Pod-template hash every member runs once no roll is pending.")
     private String podTemplateHash;
 
+    @JsonPropertyDescription("Ordinals of spec.removeMembers already replaced by a new, empty member. An ordinal the spec no longer names is dropped, so naming it again replaces it again.")
+    private List<Integer> replacedMembers;
+
     @JsonPropertyDescription("The step in progress, recorded before acting.")
     private PendingOperation pendingOperation;
 
@@ -96,6 +99,8 @@ public class QueenKvClusterStatus {
     public void setCurrentImage(String currentImage) { this.currentImage = currentImage; }
     public String getPodTemplateHash() { return podTemplateHash; }
     public void setPodTemplateHash(String podTemplateHash) { this.podTemplateHash = podTemplateHash; }
+    public List<Integer> getReplacedMembers() { return replacedMembers; }
+    public void setReplacedMembers(List<Integer> replacedMembers) { this.replacedMembers = replacedMembers; }
     public PendingOperation getPendingOperation() { return pendingOperation; }
     public void setPendingOperation(PendingOperation pendingOperation) { this.pendingOperation = pendingOperation; }
     public List<Condition> getConditions() { return conditions; }

@@ -82,6 +82,11 @@ public final class Model {
         return replicas(spec(c));
     }
 
+    /** {@code spec.removeMembers}, empty when unset. */
+    public static List<Integer> removeMembers(QueenKvClusterSpec spec) {
+        return list(spec.getRemoveMembers());
+    }
+
     public static StorageSpec storage(QueenKvClusterSpec spec) {
         StorageSpec s = spec.getStorage() == null ? new StorageSpec() : spec.getStorage();
         return new StorageSpec(s.getSize() == null ? StorageSpec.DEFAULT_SIZE : s.getSize(), s.getStorageClassName());

@@ -101,6 +101,17 @@ class CrdSchemaTest {
     }
 
     @Test
+    void removeMembersAreMemberOrdinals() {
+        JSONSchemaProps r = at(spec, "removeMembers");
+        assertThat(r.getType()).isEqualTo("array");
+        assertThat(r.getItems().getSchema().getType()).isEqualTo("integer");
+        assertThat(r.getMaxItems()).isEqualTo(7L);
+        assertThat(r.getXKubernetesValidations()).singleElement()
+                .satisfies(v -> assertThat(v.getRule()).isEqualTo("self.all(k, k >= 0 && k <= 6)"));
+        assertThat(spec.getRequired()).doesNotContain("removeMembers");
+    }
+
+    @Test
     void everySettingIsOptional() {
         // Their ranges are the node's settings table: SettingBoundsTest.
         assertThat(at(spec, "settings").getRequired()).isNullOrEmpty();
@@ -135,11 +146,14 @@ class CrdSchemaTest {
     void statusFields() {
         assertThat(status.getProperties()).containsKeys("observedGeneration", "phase", "replicas", "readyReplicas",
                 "bootstrapReplicas", "selector", "leader", "members", "settings", "settingsIndex", "currentImage",
-                "podTemplateHash", "pendingOperation", "conditions");
+                "podTemplateHash", "pendingOperation", "replacedMembers", "conditions");
         assertThat(at(status, "phase").getEnum()).extracting(n -> n.asText())
                 .containsExactlyInAnyOrder("Creating", "Running", "Scaling", "Rolling", "Degraded");
         assertThat(at(status, "pendingOperation", "type").getEnum()).extracting(n -> n.asText())
-                .containsExactlyInAnyOrder("ScaleUp", "ScaleDown", "Roll");
+                .containsExactlyInAnyOrder("ScaleUp", "ScaleDown", "Roll", "Replace");
+        // A plain string, as before the step was an enum in the Java types: status an earlier operator wrote stays valid.
+        assertThat(at(status, "pendingOperation", "step").getType()).isEqualTo("string");
+        assertThat(at(status, "pendingOperation", "step").getEnum()).isNullOrEmpty();
         assertThat(at(status, "conditions").getItems().getSchema().getProperties())
                 .containsKeys("type", "status", "reason", "message", "lastTransitionTime", "observedGeneration");
     }

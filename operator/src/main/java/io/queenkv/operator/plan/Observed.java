@@ -1,4 +1,4 @@
-package io.queenkv.operator;
+package io.queenkv.operator.plan;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -21,14 +21,16 @@ import io.queenkv.operator.nodes.NodeAdminException;
 /**
  * What one reconcile sees: the cluster's pods by ordinal, each reachable node's view of the group, and
  * what follows from them: the leader, the members (in the leader's configuration) and which are ready.
+ * {@link #of} is the only part that calls anything; the rest reads the record, so the {@link Planner} and
+ * its tests can use it without a cluster.
  */
-record Observed(Map<Integer, Pod> pods, Map<Integer, ClusterView> views, Map<Integer, String> unreachable,
+public record Observed(Map<Integer, Pod> pods, Map<Integer, ClusterView> views, Map<Integer, String> unreachable,
                 ClusterView leaderView) {
 
     /** How far a member's applied index may trail the leader's commit index and still count as caught up (as {@code /readyz}). */
-    static final long CATCH_UP_LAG = 1000;
+    public static final long CATCH_UP_LAG = 1000;
 
-    static Observed of(KubernetesClient client, NodeAdmin nodes, QueenKvCluster c) {
+    public static Observed of(KubernetesClient client, NodeAdmin nodes, QueenKvCluster c) {
         Map<Integer, Pod> pods = new TreeMap<>();
         for (Pod p : client.pods().inNamespace(Model.namespace(c)).withLabels(Labels.selector(Model.name(c))).list().getItems()) {
             int ordinal = podOrdinal(Model.name(c), p.getMetadata().getName());
@@ -49,23 +51,23 @@ record Observed(Map<Integer, Pod> pods, Map<Integer, ClusterView> views, Map<Int
         return new Observed(pods, views, unreachable, leader);
     }
 
-    static int podOrdinal(String cluster, String podName) {
+    public static int podOrdinal(String cluster, String podName) {
         String prefix = cluster + "-";
         if (podName == null || !podName.startsWith(prefix)) return -1;
         String rest = podName.substring(prefix.length());
         return rest.matches("0|[1-9][0-9]{0,5}") ? Integer.parseInt(rest) : -1;
     }
 
-    static boolean terminating(Pod p) {
+    public static boolean terminating(Pod p) {
         return p.getMetadata().getDeletionTimestamp() != null;
     }
 
     /** Container states a pod does not leave by itself waiting: it needs a new template (or a new node). */
-    static final java.util.Set<String> STUCK_REASONS = java.util.Set.of("CrashLoopBackOff", "ImagePullBackOff", "ErrImagePull",
+    public static final java.util.Set<String> STUCK_REASONS = java.util.Set.of("CrashLoopBackOff", "ImagePullBackOff", "ErrImagePull",
             "CreateContainerConfigError", "InvalidImageName");
 
     /** Pending (unscheduled, or its containers not created) or a container waiting for one of {@link #STUCK_REASONS}. */
-    static boolean stuck(Pod p) {
+    public static boolean stuck(Pod p) {
         if (p.getStatus() == null) return false;
         if ("Pending".equals(p.getStatus().getPhase())) return true;
         return p.getStatus().getContainerStatuses() != null && p.getStatus().getContainerStatuses().stream()
@@ -73,17 +75,17 @@ record Observed(Map<Integer, Pod> pods, Map<Integer, ClusterView> views, Map<Int
                         && STUCK_REASONS.contains(cs.getState().getWaiting().getReason()));
     }
 
-    static boolean podReady(Pod p) {
+    public static boolean podReady(Pod p) {
         return p != null && !terminating(p) && p.getStatus() != null && p.getStatus().getConditions() != null
                 && p.getStatus().getConditions().stream().anyMatch(cond -> "Ready".equals(cond.getType()) && "True".equals(cond.getStatus()));
     }
 
-    String leaderId() { return leaderView == null ? null : leaderView.nodeId(); }
+    public String leaderId() { return leaderView == null ? null : leaderView.nodeId(); }
 
-    int leaderOrdinal() { return Names.ordinalOf(leaderId()); }
+    public int leaderOrdinal() { return Names.ordinalOf(leaderId()); }
 
     /** Member ids in the leader's configuration, in ordinal order (empty without a leader). */
-    List<String> members() {
+    public List<String> members() {
         if (leaderView == null) return List.of();
         List<String> ids = new ArrayList<>(leaderView.members().stream().map(ClusterView.Member::id).toList());
         ids.sort(Comparator.comparingInt(Names::ordinalOf));
@@ -91,24 +93,24 @@ record Observed(Map<Integer, Pod> pods, Map<Integer, ClusterView> views, Map<Int
     }
 
     /** Members that vote (learners do not count towards the quorum). */
-    List<String> voters() {
+    public List<String> voters() {
         return members().stream().filter(id -> leaderView.member(id).map(m -> !m.learner()).orElse(false)).toList();
     }
 
     /** Ids the leader re-admits after they lost their disk (in the configuration as learners, or not yet back in it). */
-    List<String> readmitting() {
+    public List<String> readmitting() {
         if (leaderView == null) return List.of();
         List<String> ids = new ArrayList<>(leaderView.readmitting());
         ids.sort(Comparator.comparingInt(Names::ordinalOf));
         return ids;
     }
 
-    boolean isMember(String id) { return leaderView != null && leaderView.hasMember(id); }
+    public boolean isMember(String id) { return leaderView != null && leaderView.hasMember(id); }
 
-    Optional<Pod> pod(int ordinal) { return Optional.ofNullable(pods.get(ordinal)); }
+    public Optional<Pod> pod(int ordinal) { return Optional.ofNullable(pods.get(ordinal)); }
 
     /** The pod's pod-template hash annotation, or null. */
-    String podHash(int ordinal) {
+    public String podHash(int ordinal) {
         Pod p = pods.get(ordinal);
         if (p == null || p.getMetadata().getAnnotations() == null) return null;
         return p.getMetadata().getAnnotations().get(Model.POD_TEMPLATE_HASH_ANNOTATION);
@@ -118,7 +120,7 @@ record Observed(Map<Integer, Pod> pods, Map<Integer, ClusterView> views, Map<Int
      * A ready member: in the leader's configuration, its pod ready, and its node reachable, knowing the
      * leader and applied to within {@link #CATCH_UP_LAG} of the leader's commit index.
      */
-    boolean ready(String id) {
+    public boolean ready(String id) {
         int ordinal = Names.ordinalOf(id);
         if (!isMember(id) || ordinal < 0 || !podReady(pods.get(ordinal))) return false;
         ClusterView v = views.get(ordinal);
@@ -132,7 +134,7 @@ record Observed(Map<Integer, Pod> pods, Map<Integer, ClusterView> views, Map<Int
      * away a member the probe says serves; a node that answers lagging behind is not serving. Steps that
      * act (a restart, a removal) ask {@link #ready} instead.
      */
-    boolean serving(String id) {
+    public boolean serving(String id) {
         if (ready(id)) return true;
         int ordinal = Names.ordinalOf(id);
         if (!isMember(id) || ordinal < 0 || !podReady(pods.get(ordinal))) return false;
@@ -146,7 +148,7 @@ record Observed(Map<Integer, Pod> pods, Map<Integer, ClusterView> views, Map<Int
      * "no leader" spell: an election, a node that knows a leader the operator cannot reach, or an admin API
      * the operator cannot call.
      */
-    String withoutLeader() {
+    public String withoutLeader() {
         List<String> each = new ArrayList<>();
         for (Integer ordinal : pods.keySet()) {
             ClusterView v = views.get(ordinal);
@@ -163,7 +165,7 @@ record Observed(Map<Integer, Pod> pods, Map<Integer, ClusterView> views, Map<Int
     }
 
     /** Why member {@code id} is not ready (for status messages). */
-    String notReadyReason(String id) {
+    public String notReadyReason(String id) {
         int ordinal = Names.ordinalOf(id);
         Pod p = pods.get(ordinal);
         if (p == null) return "no pod";
@@ -179,14 +181,27 @@ record Observed(Map<Integer, Pod> pods, Map<Integer, ClusterView> views, Map<Int
         return "not ready";
     }
 
-    List<String> readyMembers() { return members().stream().filter(this::ready).toList(); }
+    /** The members that are not {@linkplain #ready ready}, each with why (for status messages); "none" when all are. */
+    public String notReady() {
+        return notReady(members().stream().filter(id -> !ready(id)).toList());
+    }
+
+    /** {@code ids}, each with why it is not ready (for status messages); "none" for no ids. */
+    public String notReady(List<String> ids) {
+        if (ids.isEmpty()) return "none";
+        StringBuilder b = new StringBuilder();
+        for (String id : ids) b.append(b.length() == 0 ? "" : ", ").append(id).append(" (").append(notReadyReason(id)).append(')');
+        return b.toString();
+    }
+
+    public List<String> readyMembers() { return members().stream().filter(this::ready).toList(); }
 
     /** Each member's readiness, in ordinal order. */
-    Map<String, Boolean> readiness() {
+    public Map<String, Boolean> readiness() {
         Map<String, Boolean> m = new LinkedHashMap<>();
         for (String id : members()) m.put(id, ready(id));
         return m;
     }
 
-    static int majority(int members) { return members / 2 + 1; }
+    public static int majority(int members) { return members / 2 + 1; }
 }

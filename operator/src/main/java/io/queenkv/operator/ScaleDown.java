@@ -1,0 +1,73 @@
+package io.queenkv.operator;
+
+import java.util.Optional;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.queenkv.operator.crd.OperationStep;
+import io.queenkv.operator.crd.PendingOperation;
+import io.queenkv.operator.model.Names;
+import io.queenkv.operator.nodes.NodeAdmin;
+import io.queenkv.operator.plan.Observed;
+import io.queenkv.operator.plan.Planner;
+import io.queenkv.operator.plan.Quorum;
+
+/**
+ * Removes the member of the highest ordinal from the group (a StatefulSet can only lose its highest ordinal).
+ *
+ * <p>Algorithm, one step per reconcile:
+ * <ol>
+ *   <li>The planner records the operation ({@code Recorded}) only if removing the member keeps a quorum of
+ *       ready members, and not while a member that stays is down.</li>
+ *   <li>If the member leads, leadership is handed to a ready member first ({@code LeadershipMoved}).</li>
+ *   <li>It is removed through the leader; the call answers once the configuration change committed.</li>
+ *   <li>{@code MemberRemoved} is persisted in status.</li>
+ *   <li>Only then does the reconciler's apply shrink the StatefulSet past the ordinal
+ *       ({@link Planner#statefulSetReplicas} reads the persisted step).</li>
+ *   <li>Once its pod is gone, its claim is deleted and {@code status.replicas} counts one member fewer.</li>
+ * </ol>
+ *
+ * <p>Safety:
+ * <ul>
+ *   <li>The quorum check ({@link Quorum#removalRefusal}) is repeated immediately before the removal, not
+ *       only when the operation was recorded: a member lost in between refuses it.</li>
+ *   <li>The leader is never removed: it hands off first.</li>
+ *   <li>The StatefulSet never shrinks before the removal is persisted, and the claim is deleted by the
+ *       operator alone ({@code whenScaled: Retain}) after the pod is gone: no other shrink takes the data of
+ *       a member still in the group.</li>
+ *   <li>The operation is superseded (a larger {@code spec.replicas}) only while the member is still in the
+ *       group and its removal was not persisted.</li>
+ * </ul>
+ */
+final class ScaleDown extends MemberOperation {
+    private static final Logger LOG = LoggerFactory.getLogger(ScaleDown.class);
+
+    ScaleDown(NodeAdmin nodes) {
+        super(nodes);
+    }
+
+    @Override
+    Outcome resume(Reconciling r, PendingOperation op) {
+        Observed o = r.observed();
+        int k = op.getOrdinal();
+        String id = op.getMember();
+        if (o.isMember(id)) {
+            Optional<String> refusal = Quorum.removalRefusal(o, id);
+            if (refusal.isPresent()) return Outcome.refused(QueenKvReconciler.REASON_WOULD_LOSE_QUORUM, refusal.get());
+            if (id.equals(o.leaderId())) return moveLeadershipOff(r, op, null, QueenKvReconciler.REASON_SCALING_DOWN);
+            nodes.removeMember(r.cluster(), o.leaderOrdinal(), id);
+            LOG.info("{}/{}: removed {} from the group", r.namespace(), r.name(), id);
+        }
+        if (op.getStep() != OperationStep.MemberRemoved) {
+            op.setStep(OperationStep.MemberRemoved);
+            return Outcome.advanced(QueenKvReconciler.REASON_SCALING_DOWN, "removed " + id + " from the group; shrinking the StatefulSet next");
+        }
+        if (o.pod(k).isPresent()) return Outcome.waiting("removed " + id + "; waiting for pod " + Names.pod(r.name(), k) + " to go");
+        r.client().persistentVolumeClaims().inNamespace(r.namespace()).withName(Names.dataClaim(r.name(), k)).delete();
+        r.status().setReplicas(k);
+        r.status().setPendingOperation(null);
+        LOG.info("{}/{}: {} removed, claim deleted; {} members", r.namespace(), r.name(), id, k);
+        return Outcome.advanced(QueenKvReconciler.REASON_SCALING_DOWN, id + " removed");
+    }
+}
