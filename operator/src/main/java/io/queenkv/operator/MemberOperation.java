@@ -1,6 +1,7 @@
 package io.queenkv.operator;
 
 import java.util.Comparator;
+import java.util.Optional;
 import java.util.function.Function;
 
 import org.slf4j.Logger;
@@ -15,6 +16,7 @@ import io.queenkv.operator.model.Model;
 import io.queenkv.operator.model.Names;
 import io.queenkv.operator.nodes.NodeAdmin;
 import io.queenkv.operator.plan.Observed;
+import io.queenkv.operator.plan.Quorum;
 
 /**
  * A multi-step change of one member ({@link ScaleUp}, {@link ScaleDown}, {@link Roll}, {@link Replace}) that the
@@ -49,6 +51,23 @@ abstract sealed class MemberOperation permits ScaleUp, ScaleDown, Roll, Replace 
     /** In the leader's configuration, pod ready, {@code /readyz} answering 200, applied close to the leader's commit. */
     final boolean caughtUp(Reconciling r, String id) {
         return r.observed().ready(id) && nodes.ready(r.cluster(), Names.ordinalOf(id));
+    }
+
+    /**
+     * Takes the operation's member out of the group through the leader, if it is still in it: refused while
+     * the members that stay would not hold a quorum (checked again right before the call), and a leader
+     * hands leadership off first. Empty once the member is out; otherwise the outcome of this reconcile.
+     */
+    final Optional<Outcome> removeFromGroup(Reconciling r, PendingOperation op, String reason) {
+        Observed o = r.observed();
+        String id = op.getMember();
+        if (!o.isMember(id)) return Optional.empty();
+        Optional<String> refusal = Quorum.removalRefusal(o, id);
+        if (refusal.isPresent()) return Optional.of(Outcome.refused(QueenKvReconciler.REASON_WOULD_LOSE_QUORUM, refusal.get()));
+        if (id.equals(o.leaderId())) return Optional.of(moveLeadershipOff(r, op, null, reason));
+        nodes.removeMember(r.cluster(), o.leaderOrdinal(), id);
+        LOG.info("{}/{}: removed {} from the group", r.namespace(), r.name(), id);
+        return Optional.empty();
     }
 
     /** Hands leadership from the operation's member (the leader) to a ready member, preferring one on {@code preferHash}. */

@@ -15,7 +15,6 @@ import io.queenkv.operator.model.Peers;
 import io.queenkv.operator.nodes.NodeAdmin;
 import io.queenkv.operator.plan.Observed;
 import io.queenkv.operator.plan.Planner;
-import io.queenkv.operator.plan.Quorum;
 
 /**
  * Replaces a member {@code spec.removeMembers} names by a new, empty one on the same ordinal. A StatefulSet
@@ -64,13 +63,8 @@ final class Replace extends MemberOperation {
         String id = op.getMember();
         String pod = Names.pod(r.name(), k);
         if (Planner.removalNotPersisted(op)) {
-            if (o.isMember(id)) {
-                Optional<String> refusal = Quorum.removalRefusal(o, id);
-                if (refusal.isPresent()) return Outcome.refused(QueenKvReconciler.REASON_WOULD_LOSE_QUORUM, refusal.get());
-                if (id.equals(o.leaderId())) return moveLeadershipOff(r, op, null, QueenKvReconciler.REASON_REPLACING);
-                nodes.removeMember(r.cluster(), o.leaderOrdinal(), id);
-                LOG.info("{}/{}: removed {} from the group to replace it", r.namespace(), r.name(), id);
-            }
+            Optional<Outcome> notYet = removeFromGroup(r, op, QueenKvReconciler.REASON_REPLACING);
+            if (notYet.isPresent()) return notYet.get();
             op.setStep(OperationStep.MemberRemoved);
             return Outcome.advanced(QueenKvReconciler.REASON_REPLACING, "removed " + id + " from the group; deleting its claim and pod next");
         }

@@ -52,13 +52,8 @@ final class ScaleDown extends MemberOperation {
         Observed o = r.observed();
         int k = op.getOrdinal();
         String id = op.getMember();
-        if (o.isMember(id)) {
-            Optional<String> refusal = Quorum.removalRefusal(o, id);
-            if (refusal.isPresent()) return Outcome.refused(QueenKvReconciler.REASON_WOULD_LOSE_QUORUM, refusal.get());
-            if (id.equals(o.leaderId())) return moveLeadershipOff(r, op, null, QueenKvReconciler.REASON_SCALING_DOWN);
-            nodes.removeMember(r.cluster(), o.leaderOrdinal(), id);
-            LOG.info("{}/{}: removed {} from the group", r.namespace(), r.name(), id);
-        }
+        Optional<Outcome> notYet = removeFromGroup(r, op, QueenKvReconciler.REASON_SCALING_DOWN);
+        if (notYet.isPresent()) return notYet.get();
         if (op.getStep() != OperationStep.MemberRemoved) {
             op.setStep(OperationStep.MemberRemoved);
             return Outcome.advanced(QueenKvReconciler.REASON_SCALING_DOWN, "removed " + id + " from the group; shrinking the StatefulSet next");
