@@ -3,8 +3,12 @@ package io.queenkv.node.raft;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
@@ -15,8 +19,10 @@ import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.SetConfigurationRequest;
+import org.apache.ratis.protocol.exceptions.TransferLeadershipException;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.RaftServerConfigKeys;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,6 +41,13 @@ public final class ClusterAdmin {
     private static final long TIMEOUT_MS = 20_000;
     /** How long {@link #snapshot} waits for the snapshot file of a large store to be written. */
     private static final long SNAPSHOT_TIMEOUT_MS = 120_000;
+    /** How long one hand-off to a member may take when any member would do: a few election timeouts. */
+    private static final long HAND_OFF_ATTEMPT_MS = 6_000;
+    private static final long RETRY_PAUSE_NANOS = 200_000_000L;
+    /** How much longer than a transfer's own timeout its caller waits for the answer. */
+    private static final long CALL_MARGIN_MS = 2_000;
+    /** How Ratis 3.3 words the transfer failures after which it keeps the transfer pending (see {@link #attemptTransfer}). */
+    private static final List<String> LEFT_PENDING = List.of("COMPLETED_EXCEPTIONALLY", "NULL_FOLLOWER", "NULL_LOG_APPENDER", "a previous");
 
     private final ReplicatedKv kv;
 
@@ -112,25 +125,113 @@ public final class ClusterAdmin {
         return transferLeadership(to, TIMEOUT_MS);
     }
 
-    /** As {@link #transferLeadership(String)}, giving up after {@code timeoutMs}. */
+    /**
+     * As {@link #transferLeadership(String)}, giving up after {@code timeoutMs}. With no member named
+     * it tries the likeliest successors in turn, each for a few election timeouts and ranked afresh
+     * each time: what the leader knows of a member may be a second old, and a member that died since
+     * then must not hold the hand-off up until the whole time has passed.
+     */
     public String transferLeadership(String to, long timeoutMs) throws IOException {
-        RaftServer.Division d = kv.division();
-        RaftPeerId leader = d.getInfo().getLeaderId();
-        RaftPeerId target = to != null ? RaftPeerId.valueOf(to) : members().stream().map(RaftPeer::getId)
-                .filter(id -> !id.equals(leader)).findFirst()
-                .orElseThrow(() -> new Refusal(Reason.KV_BAD_REQUEST, "no other member to hand leadership to"));
-        if (members().stream().noneMatch(p -> p.getId().equals(target)))
-            throw new Refusal(Reason.NOT_FOUND, "no member '" + to + "'");
-        if (target.equals(leader)) return target.toString();
-        try {
-            ReplicatedKv.call(() -> kv.client().admin().transferLeadership(target, timeoutMs));
-            return target.toString();
-        } catch (Refusal failed) {
+        RaftPeerId leader = kv.division().getInfo().getLeaderId();
+        if (to != null) {
+            RaftPeerId target = RaftPeerId.valueOf(to);
+            if (members().stream().noneMatch(p -> p.getId().equals(target)))
+                throw new Refusal(Reason.NOT_FOUND, "no member '" + to + "'");
+            if (target.equals(leader)) return to;
+            try {
+                attemptTransfer(leader, target, timeoutMs);
+            } catch (IOException e) {
+                throw ReplicatedKv.unavailable(e);
+            }
+            return to;
+        }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        Set<RaftPeerId> failed = new HashSet<>();
+        IOException lastFailure = null;
+        while (System.nanoTime() < deadline) {
+            List<RaftPeerId> successors = likeliestSuccessors(leader);
+            if (successors.isEmpty()) throw new Refusal(Reason.KV_BAD_REQUEST, "no other member to hand leadership to");
+            if (failed.containsAll(successors)) failed.clear();
+            RaftPeerId target = successors.stream().filter(id -> !failed.contains(id)).findFirst().orElseThrow();
+            long left = Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
+            try {
+                attemptTransfer(leader, target, Math.min(left, HAND_OFF_ATTEMPT_MS));
+                return target.toString();
+            } catch (IOException e) {
+                lastFailure = e;
+            }
+            failed.add(target);
             // An election can hand leadership to another member than the one asked for; when any
             // member would do, leadership off the old leader is what was wanted.
-            if (to != null) throw failed;
-            return newLeaderOtherThan(leader).orElseThrow(() -> failed).toString();
+            RaftPeerId now = kv.division().getInfo().getLeaderId();
+            if (now != null && !now.equals(leader)) return now.toString();
+            LockSupport.parkNanos(RETRY_PAUSE_NANOS); // a refusal can come at once: do not spin on it
         }
+        Refusal gaveUp = lastFailure != null ? ReplicatedKv.unavailable(lastFailure)
+                : new Refusal(Reason.KV_TIMEOUT, "leadership did not move within " + timeoutMs + " ms");
+        return newLeaderOtherThan(leader).orElseThrow(() -> gaveUp).toString();
+    }
+
+    /**
+     * Asks {@code leader} once (no retries: a retried transfer only meets its own failure again) to
+     * hand leadership to {@code target}; throws unless it did. Ratis 3.3 leaves a transfer pending
+     * when it fails at once (its StartLeaderElection call to a member that just went down fails
+     * before it looks; no log appender for the member) and clears it only at the next election:
+     * until then the leader refuses every write as "stepping down", and every transfer to another
+     * member as "a previous request exists". Such a failure makes the leader step down, and the
+     * election that follows clears it.
+     */
+    private void attemptTransfer(RaftPeerId leader, RaftPeerId target, long timeoutMs) throws IOException {
+        if (leader == null) throw new Refusal(Reason.KV_NO_LEADER, "no Raft leader is available right now");
+        try (RaftClient once = kv.newClient(members(), RetryPolicies.noRetry(), timeoutMs + CALL_MARGIN_MS)) {
+            IOException failure;
+            try {
+                RaftClientReply reply = once.admin().transferLeadership(target, leader, timeoutMs);
+                if (reply.isSuccess()) return;
+                failure = reply.getException();
+            } catch (IOException e) {
+                failure = e;
+            }
+            if (failure instanceof TransferLeadershipException && LEFT_PENDING.stream().anyMatch(String.valueOf(failure.getMessage())::contains)) {
+                LOG.warn("a failed leadership transfer was left pending; the leader steps down: {}", failure.getMessage());
+                try {
+                    RaftClientReply stepped = once.admin().transferLeadership(null, leader, timeoutMs);
+                    if (!stepped.isSuccess()) LOG.warn("the leader did not step down: {}", stepped.getException().toString());
+                } catch (IOException e) {
+                    LOG.warn("the leader did not step down: {}", e.toString());
+                }
+            }
+            throw failure != null ? failure : new IOException("leadership did not move to " + target);
+        }
+    }
+
+    /**
+     * The voters other than {@code leader}, likeliest to take leadership over first. On the leader:
+     * those that answered it within an election timeout, the most of the log first, then the rest (a
+     * member that is down, or restarted and still catching up, cannot win an election before the
+     * transfer times out, and the old leader then wins it again). Elsewhere this node first, a voter
+     * that is up since it answers.
+     */
+    private List<RaftPeerId> likeliestSuccessors(RaftPeerId leader) {
+        RaftServer.Division d = kv.division();
+        List<RaftPeerId> others = members().stream().map(RaftPeer::getId).filter(id -> !id.equals(leader)).toList();
+        if (!d.getInfo().isLeader()) {
+            List<RaftPeerId> ordered = new ArrayList<>(others);
+            if (ordered.remove(kv.selfId())) ordered.add(0, kv.selfId());
+            return ordered;
+        }
+        var followers = d.getInfo().getRoleInfoProto().getLeaderInfo().getFollowerInfoList();
+        long[] matched = d.getInfo().getFollowerMatchIndices();
+        // Both lists come from the leader's log appenders in one order; a configuration change in
+        // between makes them differ, and then the configuration's order has to do.
+        if (matched == null || matched.length != followers.size()) return others;
+        long answeredWithinMs = RaftServerConfigKeys.Rpc.timeoutMax(d.getRaftServer().getProperties()).toLong(TimeUnit.MILLISECONDS);
+        Map<RaftPeerId, Long> rank = new HashMap<>();
+        for (int i = 0; i < matched.length; i++) {
+            boolean answering = followers.get(i).getLastRpcElapsedTimeMs() <= answeredWithinMs;
+            rank.put(RaftPeerId.valueOf(followers.get(i).getId().getId()), answering ? matched[i] : -1);
+        }
+        return others.stream().sorted(Comparator.comparingLong((RaftPeerId id) -> rank.getOrDefault(id, -2L)).reversed()).toList();
     }
 
     /**
