@@ -424,6 +424,7 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
                 members.add(ms);
             }
         members.sort(Comparator.comparingInt(m -> Names.ordinalOf(m.getId())));
+        trackNotReadySince(members, previous, now);
         s.setReadyReplicas(ready);
         if (o.leaderView() != null && o.leaderView().settings() != null
                 && (s.getSettingsIndex() == null || o.leaderView().settingsIndex() >= s.getSettingsIndex())) {
@@ -497,6 +498,22 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
         else if (op != null) s.setPhase(op.getType() == OperationType.Roll ? ClusterPhase.Rolling : ClusterPhase.Scaling);
         else if (creating) s.setPhase(ClusterPhase.Creating);
         else s.setPhase(ClusterPhase.Running);
+    }
+
+    /**
+     * {@code status.members[].notReadySince}: kept from {@code previous} while a member stays not ready, {@code now}
+     * when it is first seen so, gone once it is ready. Status is the operator's only memory between reconciles (and
+     * across its restarts): the planner reads how long a member has not served from here, to replace one a
+     * scale-down would otherwise wait for ({@code spec.replaceNotServingAfter}).
+     */
+    private static void trackNotReadySince(List<MemberStatus> members, List<MemberStatus> previous, Instant now) {
+        for (MemberStatus m : members) {
+            if (Boolean.TRUE.equals(m.getReady())) continue;
+            String since = previous.stream().filter(p -> m.getId().equals(p.getId()) && p.getNotReadySince() != null)
+                    .map(MemberStatus::getNotReadySince).findFirst()
+                    .orElse(now.truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString());
+            m.setNotReadySince(since);
+        }
     }
 
     private static Instant creationTime(QueenKvCluster c) {

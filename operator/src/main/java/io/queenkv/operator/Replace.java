@@ -17,16 +17,18 @@ import io.queenkv.operator.plan.Observed;
 import io.queenkv.operator.plan.Planner;
 
 /**
- * Replaces a member {@code spec.removeMembers} names by a new, empty one on the same ordinal. A StatefulSet
- * can only lose its highest ordinals: a member below the cut that the user wants gone (a bad disk, a bad
- * machine, a member that does not serve) is removed and comes back as a new incarnation instead, so a
+ * Replaces a member by a new, empty one on the same ordinal: one {@code spec.removeMembers} names, or, during a
+ * scale-down, one that stays and has not been ready for longer than {@code spec.replaceNotServingAfter}. A
+ * StatefulSet can only lose its highest ordinals: a member below the cut that the user wants gone (a bad disk, a
+ * bad machine, a member that does not serve) is removed and comes back as a new incarnation instead, so a
  * scale-down then takes the highest ordinals from a group that serves.
  *
  * <p>Algorithm, one step per reconcile:
  * <ol>
  *   <li>The planner records the operation ({@code Recorded}) for the lowest named ordinal that is a member
- *       below {@code spec.replicas} and not replaced yet, only if removing it keeps a quorum of ready
- *       members.</li>
+ *       below {@code spec.replicas} and not replaced yet; else, while a scale-down is wanted and the highest
+ *       ordinal serves, for the member that stays and has not been ready the longest, past the setting
+ *       ({@link Planner#overdueForReplacement}). Only if removing it keeps a quorum of ready members.</li>
  *   <li>If the member leads, leadership is handed to a ready member first ({@code LeadershipMoved}).</li>
  *   <li>It is removed through the leader, the quorum checked again just before; the call answers once the
  *       configuration change committed. {@code MemberRemoved} is persisted.</li>
@@ -35,7 +37,7 @@ import io.queenkv.operator.plan.Planner;
  *   <li>Once the new pod's node answers (outside any group, waiting to be added), it is added through the
  *       leader ({@code MemberAdded}): Ratis stages it, so it votes only once it holds the log.</li>
  *   <li>Once it has caught up, its ordinal is recorded in {@code status.replacedMembers} and the operation
- *       is done.</li>
+ *       is done (the status keeps only ordinals the spec names: an automatic replacement leaves none).</li>
  * </ol>
  *
  * <p>Safety:
@@ -45,8 +47,12 @@ import io.queenkv.operator.plan.Planner;
  *   <li>Its data is deleted only after its removal committed and was persisted; a restarted operator
  *       repeats the deletes, never the removal of a member added back.</li>
  *   <li>The StatefulSet keeps its size throughout; no other member's pod or claim is touched.</li>
+ *   <li>An automatic replacement never wipes a disk for a short outage: the member must have been not ready
+ *       for longer than {@code spec.replaceNotServingAfter} (10 minutes unless set; {@code 0} turns it off),
+ *       and only a scale-down that would otherwise wait for it triggers one; one member at a time.</li>
  *   <li>The operation is superseded only while the member is still in the group and its removal was not
- *       persisted; once removed, the new member is added back before anything else happens.</li>
+ *       persisted (no longer named, or, for an automatic one, the member serves again or no scale-down needs
+ *       it); once removed, the new member is added back before anything else happens.</li>
  * </ul>
  */
 final class Replace extends MemberOperation {

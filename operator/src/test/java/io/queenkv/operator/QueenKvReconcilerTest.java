@@ -308,9 +308,46 @@ class QueenKvReconcilerTest {
         await("no removal while n1, which stays, is down").during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(10))
                 .until(() -> calls("removeMember").isEmpty() && conditionIs(get().getStatus(), QueenKvClusterStatus.PROGRESSING, "True", null)
                         && condition(get().getStatus(), QueenKvClusterStatus.PROGRESSING).getMessage().contains("waits until n1"));
+        assertThat(member(get().getStatus(), "n1").getNotReadySince()).as("status says since when n1 has not served").isNotNull();
+        assertThat(condition(get().getStatus(), QueenKvClusterStatus.PROGRESSING).getMessage())
+                .as("a short outage is waited out (spec.replaceNotServingAfter, 10m by default)")
+                .contains("n1 is replaced if it does not serve by").contains("(spec.replaceNotServingAfter 10m)");
         nodes.lag(1, false);
-        awaitRunning(3);
+        QueenKvCluster c = awaitRunning(3);
         assertThat(calls("removeMember")).containsExactly("removeMember n4 via n0", "removeMember n3 via n0");
+        assertThat(calls("addMember")).as("nothing replaced").isEmpty();
+        assertThat(c.getStatus().getMembers()).extracting(MemberStatus::getNotReadySince).containsOnlyNulls();
+    }
+
+    @Test
+    void aScaleDownReplacesAMemberThatStaysAndHasNotServedForTheSettingThenShrinks() {
+        create(5, spec -> spec.setReplaceNotServingAfter("1s"));
+        awaitRunning(5);
+        nodes.lag(1, true); // n1 stays (lower ordinal), does not serve and does not come back by itself
+        String since = await().atMost(Duration.ofSeconds(10)).until(() -> member(get().getStatus(), "n1").getNotReadySince(),
+                java.util.Objects::nonNull);
+        edit(c -> c.getSpec().setReplicas(3));
+        // Its claim and pod go; the new, empty n1 serves (the fake's lag is per ordinal: lifted for the new incarnation).
+        await().atMost(Duration.ofSeconds(20)).until(() -> events.contains("pvc deleted data-kv-1"));
+        nodes.lag(1, false);
+        QueenKvCluster c = awaitRunning(3);
+
+        // n1 replaced first, one member at a time, then the shrink removes the highest ordinals from a group that serves.
+        assertThat(calls("removeMember")).containsExactly("removeMember n1 via n0", "removeMember n4 via n0", "removeMember n3 via n0");
+        assertThat(calls("addMember")).containsExactly("addMember n1 via n0");
+        assertThat(indexOf("removeMember n1")).isLessThan(indexOf("status Replace n1 " + OperationStep.MemberRemoved));
+        assertThat(indexOf("status Replace n1 " + OperationStep.MemberRemoved)).isLessThan(indexOf("pvc deleted data-kv-1"));
+        assertThat(indexOf("pvc deleted data-kv-1")).isLessThan(indexOf("addMember n1"));
+        assertThat(indexOf("addMember n1")).isLessThan(indexOf("removeMember n4"));
+        // Why, as kubectl describe shows it: since when (kept from the first time n1 was seen not ready) and the setting.
+        assertThat(client.v1().events().inNamespace(NS).list().getItems()).filteredOn(e -> QueenKvReconciler.REASON_REPLACING.equals(e.getReason()))
+                .extracting(io.fabric8.kubernetes.api.model.Event::getMessage)
+                .anyMatch(m -> m.contains("replacing n1 (not ready since " + since + ", longer than spec.replaceNotServingAfter 1s"));
+        assertThat(c.getStatus().getMembers()).extracting(MemberStatus::getId).containsExactly("n0", "n1", "n2");
+        assertThat(c.getStatus().getMembers()).extracting(MemberStatus::getNotReadySince).containsOnlyNulls();
+        assertThat(c.getStatus().getReplacedMembers()).as("only what spec.removeMembers names").isNull();
+        assertThat(client.persistentVolumeClaims().inNamespace(NS).list().getItems()).extracting(p -> p.getMetadata().getName())
+                .containsExactlyInAnyOrder("data-kv-0", "data-kv-1", "data-kv-2");
     }
 
     @Test
@@ -1086,6 +1123,10 @@ class QueenKvReconcilerTest {
     private String leaderAfterHandOff() {
         String t = calls("transferLeadership n4->").get(0);
         return t.substring(t.indexOf("->") + 2);
+    }
+
+    private static MemberStatus member(QueenKvClusterStatus s, String id) {
+        return s.getMembers().stream().filter(m -> id.equals(m.getId())).findFirst().orElseThrow();
     }
 
     private static Condition condition(QueenKvClusterStatus s, String type) {

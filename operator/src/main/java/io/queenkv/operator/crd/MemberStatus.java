@@ -1,6 +1,7 @@
 package io.queenkv.operator.crd;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 
 /** One member of the Raft group, as {@code GET /api/v1/cluster} reports it. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -13,6 +14,10 @@ public class MemberStatus {
     private Boolean ready;
     /** Being re-admitted after it lost its disk: removed, added back as a learner, promoted once caught up. */
     private Boolean readmitting;
+    @JsonPropertyDescription("Since when the member has not been ready (RFC 3339): set when it is first seen not ready, kept while it"
+            + " stays so, removed once it is ready again. During a scale-down, a member that stays is replaced once this is older than"
+            + " spec.replaceNotServingAfter.")
+    private String notReadySince;
 
     public MemberStatus() {}
 
@@ -36,4 +41,6 @@ public class MemberStatus {
     public void setReady(Boolean ready) { this.ready = ready; }
     public Boolean getReadmitting() { return readmitting; }
     public void setReadmitting(Boolean readmitting) { this.readmitting = readmitting; }
+    public String getNotReadySince() { return notReadySince; }
+    public void setNotReadySince(String notReadySince) { this.notReadySince = notReadySince; }
 }

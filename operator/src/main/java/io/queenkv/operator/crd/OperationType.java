@@ -9,8 +9,9 @@ public enum OperationType {
     /** Restart one pod (followers first, the leader last after a hand-off), wait for catch-up. */
     Roll,
     /**
-     * Replace a member named in {@code spec.removeMembers} by a new, empty one: remove it from the group,
-     * delete its claim and pod, add the new pod back, wait for catch-up.
+     * Replace a member named in {@code spec.removeMembers}, or one a scale-down would wait for that has not been
+     * ready for {@code spec.replaceNotServingAfter}, by a new, empty one: remove it from the group, delete its
+     * claim and pod, add the new pod back, wait for catch-up.
      */
     Replace
 }

@@ -29,6 +29,8 @@ import io.fabric8.kubernetes.model.annotation.SpecReplicas;
         message = "restoreFrom can only be set when the cluster is created (it may be removed later)")
 public class QueenKvClusterSpec {
     public static final int DEFAULT_REPLICAS = 3;
+    /** Long enough that a restart, a node drain or a rescheduled pod is waited out, never replaced. */
+    public static final String DEFAULT_REPLACE_NOT_SERVING_AFTER = "10m";
 
     @JsonPropertyDescription("Number of nodes (Raft members): 1, 3, 5 or 7. Changed one node at a time.")
     @Min(1)
@@ -46,6 +48,16 @@ public class QueenKvClusterSpec {
     @Size(max = 7)
     @ValidationRule(value = "self.all(k, k >= 0 && k <= 6)", message = "removeMembers holds member ordinals, 0 to 6")
     private List<Integer> removeMembers;
+
+    @JsonPropertyDescription("During a scale-down, a member that stays (an ordinal below spec.replicas) and has not been ready for"
+            + " this long (status.members[].notReadySince) is replaced as spec.removeMembers would replace it (removed from the group"
+            + " only while the others hold a quorum of ready members, its claim and pod deleted, a new, empty member added back and"
+            + " caught up), one member at a time, before the highest ordinals are removed; until then the scale-down waits for it."
+            + " A duration in hours, minutes and seconds (90s, 10m, 1h30m); 0 turns it off (the scale-down waits for the member or"
+            + " for spec.removeMembers). Outside a scale-down no member is replaced unless named.")
+    @Default(DEFAULT_REPLACE_NOT_SERVING_AFTER)
+    @Pattern(SpecDuration.PATTERN)
+    private String replaceNotServingAfter = DEFAULT_REPLACE_NOT_SERVING_AFTER;
 
     @JsonPropertyDescription("Container image of the node (runs /app/queen-kv-node.jar). Changing it rolls the pods.")
     @Required
@@ -89,6 +101,8 @@ public class QueenKvClusterSpec {
     public void setReplicas(Integer replicas) { this.replicas = replicas; }
     public List<Integer> getRemoveMembers() { return removeMembers; }
     public void setRemoveMembers(List<Integer> removeMembers) { this.removeMembers = removeMembers; }
+    public String getReplaceNotServingAfter() { return replaceNotServingAfter; }
+    public void setReplaceNotServingAfter(String replaceNotServingAfter) { this.replaceNotServingAfter = replaceNotServingAfter; }
     public String getImage() { return image; }
     public void setImage(String image) { this.image = image; }
     public ResourceRequirements getResources() { return resources; }

@@ -1,5 +1,6 @@
 package io.queenkv.operator.model;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
@@ -10,6 +11,7 @@ import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.queenkv.operator.crd.KvSettings;
 import io.queenkv.operator.crd.QueenKvCluster;
 import io.queenkv.operator.crd.QueenKvClusterSpec;
+import io.queenkv.operator.crd.SpecDuration;
 import io.queenkv.operator.crd.StorageSpec;
 
 /** Constants of the node's container and the helpers every builder shares. */
@@ -85,6 +87,17 @@ public final class Model {
     /** {@code spec.removeMembers}, empty when unset. */
     public static List<Integer> removeMembers(QueenKvClusterSpec spec) {
         return list(spec.getRemoveMembers());
+    }
+
+    /**
+     * {@code spec.replaceNotServingAfter} ({@link QueenKvClusterSpec#DEFAULT_REPLACE_NOT_SERVING_AFTER} when unset);
+     * {@link Duration#ZERO} when off: {@code 0}, or a value the CRD's pattern refuses (an older CRD let it in): a
+     * disk is never wiped on a value the operator cannot read.
+     */
+    public static Duration replaceNotServingAfter(QueenKvClusterSpec spec) {
+        String v = spec.getReplaceNotServingAfter() == null ? QueenKvClusterSpec.DEFAULT_REPLACE_NOT_SERVING_AFTER
+                : spec.getReplaceNotServingAfter();
+        return SpecDuration.parse(v).orElse(Duration.ZERO);
     }
 
     public static StorageSpec storage(QueenKvClusterSpec spec) {

@@ -1,6 +1,7 @@
 package io.queenkv.operator.plan;
 
 import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
@@ -13,6 +14,7 @@ import io.queenkv.operator.crd.OperationStep;
 import io.queenkv.operator.crd.OperationType;
 import io.queenkv.operator.crd.PendingOperation;
 import io.queenkv.operator.crd.QueenKvClusterStatus;
+import io.queenkv.operator.crd.SpecDuration;
 import io.queenkv.operator.model.Names;
 
 /**
@@ -33,8 +35,9 @@ import io.queenkv.operator.model.Names;
  *       its Replace, unless removing it loses the quorum;</li>
  *   <li>fewer members than the spec asks: record a ScaleUp of the lowest missing ordinal, once every
  *       member is ready;</li>
- *   <li>more: record a ScaleDown of the highest ordinal, unless that loses the quorum or a member that stays
- *       is down;</li>
+ *   <li>more: while the highest ordinal serves, a member that stays and has not been ready for longer than
+ *       {@code spec.replaceNotServingAfter}: record its Replace ({@link #overdueForReplacement}); else record a
+ *       ScaleDown of the highest ordinal, unless that loses the quorum or a member that stays is down;</li>
  *   <li>pods on another template: record a Roll, followers first (highest ordinal first), the leader last;
  *       while a member is down, only a member that is down anyway;</li>
  *   <li>else: up to date.</li>
@@ -53,7 +56,7 @@ public final class Planner {
         PendingOperation op = s.getPendingOperation();
         if (op != null) {
             if (o.leaderView() == null) return new Action.Wait(op.getType() + " of " + op.getMember() + " waits for a leader: " + o.withoutLeader());
-            Optional<String> superseded = supersededBy(spec, o, op);
+            Optional<String> superseded = supersededBy(spec, s, o, op, now);
             return superseded.isPresent() ? new Action.Supersede(op, superseded.get()) : new Action.Resume(op);
         }
         return choose(spec, s, o, now);
@@ -82,13 +85,7 @@ public final class Planner {
         List<Integer> replaced = s.getReplacedMembers() == null ? List.of() : s.getReplacedMembers();
         Optional<String> replace = spec.removeMembers().stream().sorted().filter(k -> k < desired && !replaced.contains(k))
                 .map(Names::nodeId).filter(o::isMember).findFirst();
-        if (replace.isPresent()) {
-            String id = replace.get();
-            Optional<String> refusal = Quorum.removalRefusal(o, id);
-            if (refusal.isPresent()) return new Action.WouldLoseQuorum(refusal.get());
-            return record(OperationType.Replace, Names.ordinalOf(id), null, now,
-                    "replacing " + id + " (spec.removeMembers): removing it from the group, then its claim and pod");
-        }
+        if (replace.isPresent()) return replace(o, replace.get(), now, "spec.removeMembers");
 
         int highest = members.stream().mapToInt(Names::ordinalOf).max().orElse(-1);
         if (desired > members.size()) {
@@ -101,6 +98,13 @@ public final class Planner {
         }
         if (desired < members.size()) {
             String id = Names.nodeId(highest);
+            List<String> overdue = overdueForReplacement(spec, s, o, now);
+            if (!overdue.isEmpty()) {
+                String dead = overdue.get(0);
+                return replace(o, dead, now, "not ready since " + notReadySince(s, dead).orElseThrow()
+                        + ", longer than spec.replaceNotServingAfter " + SpecDuration.format(spec.replaceNotServingAfter())
+                        + ", and the scale-down would otherwise wait for it");
+            }
             Optional<String> refusal = Quorum.removalRefusal(o, id);
             if (refusal.isPresent()) return new Action.WouldLoseQuorum(refusal.get());
             // The StatefulSet removes the highest ordinal only. Taking a serving member away while one that
@@ -109,7 +113,8 @@ public final class Planner {
             List<String> downAndStaying = members.stream().filter(m -> !m.equals(id) && !o.ready(m)).toList();
             if (o.ready(id) && !downAndStaying.isEmpty())
                 return new Action.Wait("scale down waits until " + String.join(", ", downAndStaying) + ", which stay"
-                        + (downAndStaying.size() == 1 ? "s" : "") + ", serve again (the highest ordinal, " + id + ", goes first)");
+                        + (downAndStaying.size() == 1 ? "s" : "") + ", serve again (the highest ordinal, " + id + ", goes first)"
+                        + replacementDue(spec, s, downAndStaying, desired));
             return record(OperationType.ScaleDown, highest, null, now, "scale down: removing " + id);
         }
 
@@ -130,6 +135,56 @@ public final class Planner {
         return record(OperationType.Roll, Names.ordinalOf(pick), desiredHash, now, "rolling " + pick);
     }
 
+    /** Records the Replace of {@code id} ({@code why} it is replaced), unless removing it from the group loses the quorum. */
+    private static Action replace(Observed o, String id, Instant now, String why) {
+        Optional<String> refusal = Quorum.removalRefusal(o, id);
+        if (refusal.isPresent()) return new Action.WouldLoseQuorum(refusal.get());
+        return record(OperationType.Replace, Names.ordinalOf(id), null, now,
+                "replacing " + id + " (" + why + "): removing it from the group, then its claim and pod");
+    }
+
+    /**
+     * The members a scale-down replaces before it shrinks, the longest not ready first: members that stay (below
+     * {@code spec.replicas}), not {@linkplain Observed#ready ready} now and recorded not ready
+     * ({@code status.members[].notReadySince}) for longer than {@code spec.replaceNotServingAfter}; only while a
+     * scale-down is wanted and its next member, the highest ordinal, serves. A StatefulSet only removes its highest
+     * ordinals: without this a scale-down waits for a dead member below the cut for ever, or takes serving members
+     * away around it. A member that does not serve holds nothing the ready quorum lacks, and {@link Quorum} still
+     * refuses a removal that would leave too few ready; the setting keeps a restart, a drain or a rescheduled pod
+     * (a short outage) from wiping a disk. Empty when the setting is off.
+     */
+    static List<String> overdueForReplacement(SpecView spec, QueenKvClusterStatus s, Observed o, Instant now) {
+        List<String> members = o.members();
+        if (!spec.replacesNotServing() || spec.replicas() >= members.size() || !o.ready(members.get(members.size() - 1)))
+            return List.of();
+        return members.stream().filter(id -> Names.ordinalOf(id) < spec.replicas() && !o.ready(id))
+                .filter(id -> notReadySince(s, id).map(since -> since.plus(spec.replaceNotServingAfter()).isBefore(now)).orElse(false))
+                .sorted(Comparator.comparing((String id) -> notReadySince(s, id).orElseThrow()).thenComparingInt(Names::ordinalOf))
+                .toList();
+    }
+
+    /** When status recorded member {@code id} as not ready since; empty if it did not (or the instant does not read). */
+    static Optional<Instant> notReadySince(QueenKvClusterStatus s, String id) {
+        if (s.getMembers() == null) return Optional.empty();
+        return s.getMembers().stream().filter(m -> id.equals(m.getId()) && m.getNotReadySince() != null).findFirst().flatMap(m -> {
+            try {
+                return Optional.of(Instant.parse(m.getNotReadySince()));
+            } catch (DateTimeParseException e) {
+                return Optional.empty();
+            }
+        });
+    }
+
+    /** For a scale-down's wait message: when the first of {@code down} that stays is replaced if it does not serve before. */
+    private static String replacementDue(SpecView spec, QueenKvClusterStatus s, List<String> down, int desired) {
+        if (!spec.replacesNotServing()) return "; spec.replaceNotServingAfter is 0: name a member in spec.removeMembers to replace it";
+        return down.stream().filter(id -> Names.ordinalOf(id) < desired && notReadySince(s, id).isPresent())
+                .min(Comparator.comparing((String id) -> notReadySince(s, id).orElseThrow()))
+                .map(id -> "; " + id + " is replaced if it does not serve by " + notReadySince(s, id).orElseThrow().plus(spec.replaceNotServingAfter())
+                        + " (spec.replaceNotServingAfter " + SpecDuration.format(spec.replaceNotServingAfter()) + ")")
+                .orElse("");
+    }
+
     private static Action record(OperationType type, int ordinal, String hash, Instant now, String message) {
         PendingOperation op = new PendingOperation(type, Names.nodeId(ordinal), ordinal, now.toString());
         op.setTargetPodTemplateHash(hash);
@@ -142,10 +197,11 @@ public final class Planner {
      * spec has left (a reverted image: its target may be the very pod that cannot start); a scale-up whose
      * member is not in the group yet while the spec no longer wants it; a scale-down whose member is still
      * in the group while the spec wants it again. A member already added, or already removed, is finished
-     * first: the step that follows undoes it the safe way. A replacement the spec no longer asks for, while
-     * its member is still in the group and its removal not persisted; once removed, it is finished.
+     * first: the step that follows undoes it the safe way. A replacement neither the spec names any more nor a
+     * scale-down needs ({@link #overdueForReplacement}: the member serves again, say), while its member is still in
+     * the group and its removal not persisted; once removed, it is finished.
      */
-    static Optional<String> supersededBy(SpecView spec, Observed o, PendingOperation op) {
+    static Optional<String> supersededBy(SpecView spec, QueenKvClusterStatus s, Observed o, PendingOperation op, Instant now) {
         int wanted = spec.replicas();
         return switch (op.getType()) {
             case Roll -> spec.podTemplateHash().equals(op.getTargetPodTemplateHash()) ? Optional.empty()
@@ -156,7 +212,9 @@ public final class Planner {
                     ? Optional.of("spec.replicas is " + wanted + " now") : Optional.empty();
             case Replace -> o.isMember(op.getMember()) && removalNotPersisted(op)
                     && !(spec.removeMembers().contains(op.getOrdinal()) && op.getOrdinal() < wanted)
-                    ? Optional.of("spec.removeMembers no longer names " + op.getOrdinal() + " below spec.replicas " + wanted)
+                    && !overdueForReplacement(spec, s, o, now).contains(op.getMember())
+                    ? Optional.of("spec.removeMembers no longer names " + op.getOrdinal() + " below spec.replicas " + wanted
+                            + ", and no scale-down waits for " + op.getMember() + " past spec.replaceNotServingAfter")
                     : Optional.empty();
         };
     }

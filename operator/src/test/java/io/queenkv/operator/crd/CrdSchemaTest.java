@@ -112,6 +112,15 @@ class CrdSchemaTest {
     }
 
     @Test
+    void replaceNotServingAfterIsADurationOfTenMinutesByDefault() {
+        JSONSchemaProps r = at(spec, "replaceNotServingAfter");
+        assertThat(r.getType()).isEqualTo("string");
+        assertThat(r.getDefault().asText()).isEqualTo(QueenKvClusterSpec.DEFAULT_REPLACE_NOT_SERVING_AFTER).isEqualTo("10m");
+        assertThat(r.getPattern()).isEqualTo(SpecDuration.PATTERN);
+        assertThat(spec.getRequired()).doesNotContain("replaceNotServingAfter");
+    }
+
+    @Test
     void everySettingIsOptional() {
         // Their ranges are the node's settings table: SettingBoundsTest.
         assertThat(at(spec, "settings").getRequired()).isNullOrEmpty();
@@ -154,6 +163,8 @@ class CrdSchemaTest {
         // A plain string, as before the step was an enum in the Java types: status an earlier operator wrote stays valid.
         assertThat(at(status, "pendingOperation", "step").getType()).isEqualTo("string");
         assertThat(at(status, "pendingOperation", "step").getEnum()).isNullOrEmpty();
+        assertThat(at(status, "members").getItems().getSchema().getProperties())
+                .containsKeys("id", "role", "ready", "readmitting", "notReadySince");
         assertThat(at(status, "conditions").getItems().getSchema().getProperties())
                 .containsKeys("type", "status", "reason", "message", "lastTransitionTime", "observedGeneration");
     }

@@ -2,6 +2,7 @@ package io.queenkv.operator.plan;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.function.UnaryOperator;
@@ -15,6 +16,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 import io.queenkv.operator.crd.ClusterPhase;
 import io.queenkv.operator.crd.KvSettings;
+import io.queenkv.operator.crd.MemberStatus;
 import io.queenkv.operator.crd.OperationStep;
 import io.queenkv.operator.crd.OperationType;
 import io.queenkv.operator.crd.PendingOperation;
@@ -115,7 +117,33 @@ class PlannerTest {
                 row("replacement no longer named, removal persisted: finished first", spec(3), running(3, op(OperationType.Replace, 1,
                         OperationStep.MemberRemoved)), Group.members("n0", "n2"), "Resume Replace n1", null),
                 row("replacement whose member was added back, no longer named: finished", spec(3), running(3, op(OperationType.Replace, 1,
-                        OperationStep.MemberAdded)), Group.of(3), "Resume Replace n1", null));
+                        OperationStep.MemberAdded)), Group.of(3), "Resume Replace n1", null),
+                // spec.replaceNotServingAfter (10m here, the default): a scale-down replaces a member that stays and has not served for longer
+                row("five to three, n1 not ready for 11 minutes: replace n1 before the shrink", spec(3), notReadyFor(running(5), "n1", 11),
+                        Group.of(5).notReady("n1"), "Record Replace n1",
+                        "replacing n1 (not ready since 2026-12-03T10:49:00Z, longer than spec.replaceNotServingAfter 10m"),
+                row("n1 not ready for 9 minutes: the scale-down waits, and says until when", spec(3), notReadyFor(running(5), "n1", 9),
+                        Group.of(5).notReady("n1"), "Wait",
+                        "n1 is replaced if it does not serve by 2026-12-03T11:01:00Z (spec.replaceNotServingAfter 10m)"),
+                row("n1 not ready for a day, the setting off (0): the scale-down waits", spec(3).replaceNotServingAfter(Duration.ZERO),
+                        notReadyFor(running(5), "n1", 1440), Group.of(5).notReady("n1"), "Wait", "spec.replaceNotServingAfter is 0"),
+                row("n1 not ready for a day, no scale-down: not replaced (only named members are)", spec(5), notReadyFor(running(5), "n1", 1440),
+                        Group.of(5).notReady("n1"), "UpToDate " + Group.HASH, null),
+                row("n1 recorded not ready long ago but ready now: the shrink goes on", spec(3), notReadyFor(running(5), "n1", 60),
+                        Group.of(5), "Record ScaleDown n4", null),
+                row("the highest ordinal is down too: it goes first, nothing replaced", spec(3), notReadyFor(running(5), "n1", 60),
+                        Group.of(5).notReady("n1", "n4"), "Record ScaleDown n4", null),
+                row("n1 and n2 down for long (a shrink would lose the quorum): the longest down first, n2", spec(3),
+                        notReadyFor(notReadyFor(running(5), "n1", 20), "n2", 30), Group.of(5).notReady("n1", "n2"), "Record Replace n2", null),
+                row("n1 down for long, but its removal would lose the quorum: refused", spec(3),
+                        notReadyFor(running(5), "n1", 60), Group.of(5).notReady("n1", "n2", "n3"), "WouldLoseQuorum",
+                        "removing n1 would leave 2 ready of 4 members"),
+                row("a named member goes before an automatic replacement", spec(3).removeMembers(2), notReadyFor(running(5), "n1", 60),
+                        Group.of(5).notReady("n1"), "Record Replace n2", "spec.removeMembers"),
+                row("recorded automatic replacement, n1 still down: resume", spec(3), notReadyFor(running(5, op(OperationType.Replace, 1,
+                        OperationStep.Recorded)), "n1", 11), Group.of(5).notReady("n1"), "Resume Replace n1", null),
+                row("recorded automatic replacement, n1 serves again: superseded", spec(3), notReadyFor(running(5, op(OperationType.Replace, 1,
+                        OperationStep.Recorded)), "n1", 11), Group.of(5), "Supersede Replace n1", "no scale-down waits for n1"));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -186,22 +214,27 @@ class PlannerTest {
 
     /** spec.replicas, on {@link Group#HASH}, no settings, not paused; each method changes one thing. */
     private static SpecBuilder spec(int replicas) {
-        return new SpecBuilder(new SpecView(replicas, IMAGE, null, Group.HASH, false, List.of()));
+        return new SpecBuilder(new SpecView(replicas, IMAGE, null, Group.HASH, false, List.of(), Duration.ofMinutes(10)));
     }
 
     record SpecBuilder(SpecView view) {
         SpecBuilder with(UnaryOperator<SpecView> change) { return new SpecBuilder(change.apply(view)); }
 
-        SpecBuilder paused() { return with(v -> new SpecView(v.replicas(), v.image(), v.settings(), v.podTemplateHash(), true, v.removeMembers())); }
+        SpecBuilder paused() { return with(v -> new SpecView(v.replicas(), v.image(), v.settings(), v.podTemplateHash(), true, v.removeMembers(), v.replaceNotServingAfter())); }
 
-        SpecBuilder hash(String h) { return with(v -> new SpecView(v.replicas(), v.image(), v.settings(), h, v.paused(), v.removeMembers())); }
+        SpecBuilder hash(String h) { return with(v -> new SpecView(v.replicas(), v.image(), v.settings(), h, v.paused(), v.removeMembers(), v.replaceNotServingAfter())); }
 
         SpecBuilder settings(KvSettings s) {
-            return with(v -> new SpecView(v.replicas(), v.image(), s, v.podTemplateHash(), v.paused(), v.removeMembers()));
+            return with(v -> new SpecView(v.replicas(), v.image(), s, v.podTemplateHash(), v.paused(), v.removeMembers(), v.replaceNotServingAfter()));
         }
 
         SpecBuilder removeMembers(Integer... ordinals) {
-            return with(v -> new SpecView(v.replicas(), v.image(), v.settings(), v.podTemplateHash(), v.paused(), List.of(ordinals)));
+            return with(v -> new SpecView(v.replicas(), v.image(), v.settings(), v.podTemplateHash(), v.paused(), List.of(ordinals),
+                    v.replaceNotServingAfter()));
+        }
+
+        SpecBuilder replaceNotServingAfter(Duration d) {
+            return with(v -> new SpecView(v.replicas(), v.image(), v.settings(), v.podTemplateHash(), v.paused(), v.removeMembers(), d));
         }
 
         SpecView build() { return view; }
@@ -220,6 +253,14 @@ class PlannerTest {
 
     private static QueenKvClusterStatus replaced(QueenKvClusterStatus s, Integer... ordinals) {
         s.setReplacedMembers(List.of(ordinals));
+        return s;
+    }
+
+    /** Status recorded {@code id} as not ready since {@code minutes} before {@link #NOW} ({@code status.members[].notReadySince}). */
+    private static QueenKvClusterStatus notReadyFor(QueenKvClusterStatus s, String id, int minutes) {
+        MemberStatus m = new MemberStatus(id, id + ":6634", id + ":6632", "follower", false);
+        m.setNotReadySince(NOW.minus(Duration.ofMinutes(minutes)).toString());
+        s.getMembers().add(m);
         return s;
     }
 
