@@ -30,9 +30,10 @@ import io.queenkv.operator.model.StatefulSetModel;
  * The objects a cluster owns, as JOSDK dependent resources whose {@code desired()} is the pure model
  * builder of each: the ConfigMap, the peer and client Services, the StatefulSet, the PodDisruptionBudget
  * and {@code spec.backup}'s CronJob. JOSDK creates what is missing and updates what no longer matches,
- * by server-side apply when the operator runs with it (its matcher reads the operator's managed fields)
- * and by create-or-update with its generic matcher otherwise (Fabric8's mock API server has no apply):
- * an unchanged object is never rewritten. Each is owned by its cluster (garbage-collected with it), and
+ * by server-side apply under the controller's field manager when the operator runs with it (its matcher
+ * reads that manager's fields; JOSDK keeps ConfigMaps out of apply by default and updates them) and by
+ * create-or-update with its generic matcher otherwise (Fabric8's mock API server has no apply): an
+ * unchanged object is never rewritten. Each is owned by its cluster (garbage-collected with it), and
  * its informer, limited to {@code app.kubernetes.io/managed-by=queen-kv-operator}, is an event source of
  * the reconciler: a change to an owned object triggers a reconcile of its cluster.
  *
