@@ -12,6 +12,7 @@ import org.slf4j.LoggerFactory;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.javaoperatorsdk.operator.Operator;
+import io.javaoperatorsdk.operator.api.config.ConfigurationServiceOverrider;
 import io.javaoperatorsdk.operator.api.config.ControllerConfigurationOverrider;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfiguration;
 import io.javaoperatorsdk.operator.api.config.LeaderElectionConfigurationBuilder;
@@ -57,7 +58,7 @@ public final class OperatorMain {
         KubernetesClient client = new KubernetesClientBuilder().build();
         LeaderElectionConfiguration election = leaderElection(System.getenv(LEASE_NAME), System.getenv(LEASE_NAMESPACE));
         PrometheusMeterRegistry registry = metricsRegistry();
-        Operator operator = new Operator(o -> o.withKubernetesClient(client).withLeaderElectionConfiguration(election)
+        Operator operator = new Operator(o -> configure(o, client).withLeaderElectionConfiguration(election)
                 .withMetrics(MicrometerMetrics.newPerResourceCollectingMicrometerMetricsBuilder(registry).build()));
         int port = port(System.getenv(OperatorEndpoints.PORT));
         try {
@@ -72,6 +73,19 @@ public final class OperatorMain {
         operator.installShutdownHook(Duration.ofSeconds(30));
         operator.start();
         LOG.info("Queen KV operator started, watching {}", namespaces.isEmpty() ? "all namespaces" : namespaces);
+    }
+
+    /**
+     * What every operator of ours runs with, whatever else it sets: {@code client}, and resource
+     * versions read as numbers to order events. The reconciler writes status (its record of each intent
+     * before it acts) and reads it back from JOSDK's cache; without ordering, any informer event for the
+     * resource, even one older than the status just written (events lag behind on a busy machine),
+     * drops the written copy from the cache, and the next reconcile acts on a status from before it
+     * (seen in a test: the StatefulSet grown back and a removed member removed again). The resource
+     * version is etcd's revision on every API server we know of.
+     */
+    public static ConfigurationServiceOverrider configure(ConfigurationServiceOverrider o, KubernetesClient client) {
+        return o.withKubernetesClient(client).withParseResourceVersions(true);
     }
 
     /** The port of {@link OperatorEndpoints}: {@value OperatorEndpoints#PORT}, or {@value OperatorEndpoints#DEFAULT_PORT}. */

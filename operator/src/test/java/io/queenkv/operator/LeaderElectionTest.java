@@ -81,7 +81,7 @@ class LeaderElectionTest {
         LeaderElectionConfiguration election = new LeaderElectionConfiguration(production.getLeaseName(),
                 production.getLeaseNamespace().orElseThrow(), Duration.ofSeconds(2), Duration.ofSeconds(1), Duration.ofMillis(200),
                 identity, null, false);
-        Operator o = new Operator(c -> c.withKubernetesClient(client)
+        Operator o = new Operator(c -> OperatorMain.configure(c, client)
                 .withSSABasedCreateUpdateMatchForDependentResources(false)
                 .withUseSSAToPatchPrimaryResource(false)
                 .withCloseClientOnStop(false)

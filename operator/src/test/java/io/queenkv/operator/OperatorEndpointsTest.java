@@ -46,7 +46,7 @@ class OperatorEndpointsTest {
     void healthReadinessAndReconcileMetrics() throws Exception {
         client.apiextensions().v1().customResourceDefinitions().load(QueenKvReconcilerTest.crd().toFile()).create();
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        operator = new Operator(o -> o.withKubernetesClient(client).withCloseClientOnStop(false)
+        operator = new Operator(o -> OperatorMain.configure(o, client).withCloseClientOnStop(false)
                 .withSSABasedCreateUpdateMatchForDependentResources(false).withUseSSAToPatchPrimaryResource(false)
                 .withMetrics(MicrometerMetrics.newPerResourceCollectingMicrometerMetricsBuilder(registry).build()));
         List<String> calls = new ArrayList<>();

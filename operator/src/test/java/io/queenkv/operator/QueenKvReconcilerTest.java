@@ -170,7 +170,7 @@ class QueenKvReconcilerTest {
     private void startOperator() {
         reconciler = new QueenKvReconciler(nodes, new QueenKvReconciler.Timing(Duration.ofMillis(200), Duration.ofMillis(50),
                 Duration.ofSeconds(60)), Clock.systemUTC());
-        operator = new Operator(o -> o.withKubernetesClient(client)
+        operator = new Operator(o -> OperatorMain.configure(o, client)
                 .withSSABasedCreateUpdateMatchForDependentResources(false)
                 .withUseSSAToPatchPrimaryResource(false)
                 .withCloseClientOnStop(false));

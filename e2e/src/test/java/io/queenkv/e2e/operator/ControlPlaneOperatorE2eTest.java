@@ -318,6 +318,38 @@ class ControlPlaneOperatorE2eTest extends OperatorScenarios {
         });
     }
 
+    /**
+     * A member named in {@code spec.removeMembers} below {@code spec.replicas} is replaced through the real
+     * StatefulSet controller: the operator removes it from the group, deletes its claim and then its pod, the
+     * controller makes the pod again with a new, empty claim, and the operator adds the new incarnation back;
+     * the size stays 3 and no acknowledged write is lost.
+     */
+    @Test
+    @Order(57)
+    void s57_aMemberNamedInRemoveMembers_replacedOnANewClaim() {
+        scenario("57 a member named in spec.removeMembers", () -> {
+            QueenKvCluster c0 = current();
+            String leader = c0.getStatus().getLeader();
+            String victimId = c0.getStatus().getMembers().stream().map(MemberStatus::getId).filter(id -> !id.equals(leader))
+                    .min(Comparator.naturalOrder()).orElseThrow();
+            int ordinal = Integer.parseInt(victimId.substring(1));
+            String victim = NAME + "-" + ordinal;
+            String claimUid = claim("data-" + victim).getMetadata().getUid();
+            String incarnation = nodeView(victim).path("incarnation").asText();
+
+            edit(c -> c.getSpec().setRemoveMembers(List.of(ordinal)));
+            QueenKvCluster c = awaitCluster(victimId + " replaced", STEP_TIMEOUT, k -> settled(k, 3)
+                    && k.getStatus().getReplacedMembers() != null && k.getStatus().getReplacedMembers().contains(ordinal));
+            assertThat(c.getStatus().getMembers()).extracting(MemberStatus::getId).containsExactly("n0", "n1", "n2");
+            assertThat(claim("data-" + victim).getMetadata().getUid()).as("%s on a new claim", victimId).isNotEqualTo(claimUid);
+            assertThat(nodeView(victim).path("incarnation").asText()).as("%s came back as a new incarnation", victimId)
+                    .isNotEqualTo(incarnation).isNotEmpty();
+            assertThat(client.apps().statefulSets().inNamespace(ns).withName(NAME).get().getSpec().getReplicas()).isEqualTo(3);
+            edit(k -> k.getSpec().setRemoveMembers(null));
+            assertNoViolations();
+        });
+    }
+
     /** One {@code POST /api/v1/kv} on a node, answered 200. */
     private JsonNode kvCall(String base, String body) throws Exception {
         HttpClient http = base.startsWith("https") ? podHttp() : HttpClient.newHttpClient();

@@ -7,6 +7,7 @@ import java.time.Duration;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.Operator;
+import io.queenkv.operator.OperatorMain;
 import io.queenkv.operator.QueenKvReconciler;
 import io.queenkv.operator.nodes.HttpNodeAdmin;
 
@@ -43,7 +44,7 @@ final class InProcessOperator implements AutoCloseable {
                 () -> HttpClient.newBuilder().proxy(tunnel.proxy()), Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(60));
         QueenKvReconciler reconciler = new QueenKvReconciler(admin, TIMING, Clock.systemUTC());
         operator = new Operator(o -> {
-            o.withKubernetesClient(client).withCloseClientOnStop(false);
+            OperatorMain.configure(o, client).withCloseClientOnStop(false);
             if (election != null) o.withLeaderElectionConfiguration(election);
             if (!serverSideApply)
                 o.withSSABasedCreateUpdateMatchForDependentResources(false).withUseSSAToPatchPrimaryResource(false);

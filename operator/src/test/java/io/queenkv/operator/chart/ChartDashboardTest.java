@@ -317,7 +317,7 @@ class ChartDashboardTest {
         try {
             client.apiextensions().v1().customResourceDefinitions().load(ChartFiles.checkedInCrd().toFile()).create();
             PrometheusMeterRegistry registry = OperatorMain.metricsRegistry();
-            operator = new Operator(o -> o.withKubernetesClient(client).withCloseClientOnStop(false)
+            operator = new Operator(o -> OperatorMain.configure(o, client).withCloseClientOnStop(false)
                     .withSSABasedCreateUpdateMatchForDependentResources(false).withUseSSAToPatchPrimaryResource(false)
                     .withMetrics(MicrometerMetrics.newPerResourceCollectingMicrometerMetricsBuilder(registry).build()));
             operator.register(new Probe(), o -> o.settingNamespaces("prod"));
