@@ -74,9 +74,15 @@ final class OwnedResources {
                 podDisruptionBudget.eventSource(context).orElseThrow(), backupCronJob.eventSource(context).orElseThrow());
     }
 
-    /** The StatefulSet's {@code spec.replicas} as the informer holds it, or null when there is none yet. */
+    /**
+     * The StatefulSet's {@code spec.replicas} as the API server holds it now, or null when there is none yet: read
+     * afresh, not from the informer, because it bounds a shrink while no leader is visible, and a size someone set
+     * a moment ago may not have reached the cache.
+     */
     Integer statefulSetReplicas(QueenKvCluster c, Context<QueenKvCluster> context) {
-        return statefulSet.getSecondaryResource(c, context).map(s -> s.getSpec() == null ? null : s.getSpec().getReplicas()).orElse(null);
+        StatefulSet current = context.getClient().apps().statefulSets().inNamespace(Model.namespace(c))
+                .withName(Names.statefulSet(Model.name(c))).get();
+        return current == null || current.getSpec() == null ? null : current.getSpec().getReplicas();
     }
 
     /**
