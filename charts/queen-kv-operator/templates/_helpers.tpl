@@ -109,7 +109,8 @@ The operator's permissions (least privilege), shared by the ClusterRole and the 
 - apiGroups: ["queenkv.io"]
   resources: ["queenkvclusters", "queenkvclusters/status", "queenkvclusters/finalizers"]
   verbs: ["get", "list", "watch", "patch", "update"]
-# What it creates for each cluster (owned by the QueenKvCluster, garbage-collected with it).
+# What it creates for each cluster (owned by the QueenKvCluster, garbage-collected with it), as JOSDK
+# dependent resources: watched, so that a change to one reconciles its cluster.
 - apiGroups: ["apps"]
   resources: ["statefulsets"]
   verbs: ["get", "list", "watch", "create", "update", "patch", "delete"]

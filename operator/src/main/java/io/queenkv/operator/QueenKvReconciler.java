@@ -15,10 +15,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
@@ -33,7 +31,6 @@ import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
-import io.javaoperatorsdk.operator.processing.event.source.informer.Mappers;
 import io.queenkv.operator.crd.ClusterPhase;
 import io.queenkv.operator.crd.MemberStatus;
 import io.queenkv.operator.crd.OperationType;
@@ -41,8 +38,6 @@ import io.queenkv.operator.crd.PendingOperation;
 import io.queenkv.operator.crd.QueenKvCluster;
 import io.queenkv.operator.crd.QueenKvClusterStatus;
 import io.queenkv.operator.model.BackupModel;
-import io.queenkv.operator.model.ConfigMapModel;
-import io.queenkv.operator.model.DesiredResources;
 import io.queenkv.operator.model.Labels;
 import io.queenkv.operator.model.Model;
 import io.queenkv.operator.model.Names;
@@ -65,8 +60,9 @@ import io.queenkv.operator.plan.SpecView;
  *       ({@link TlsMaterial}), before any pod that mounts them; then <b>observe</b>: the pods and each
  *       node's view of the group through {@link NodeAdmin} ({@link Observed});</li>
  *   <li><b>apply</b>: the ConfigMap, both Services, the StatefulSet (sized from status, one ordinal at a
- *       time, never below the highest member's ordinal + 1, never shrunk while no leader is visible) and
- *       the PodDisruptionBudget;</li>
+ *       time, never below the highest member's ordinal + 1, never shrunk while no leader is visible), the
+ *       PodDisruptionBudget and the backup CronJob, each a JOSDK dependent resource reconciled here, at this
+ *       step, with the size decided here ({@link OwnedResources} says why standalone dependents);</li>
  *   <li><b>plan and act</b>: the {@link Planner} (a pure function of spec, status and what was observed)
  *       names the one next {@link Action}: resume the recorded {@code pendingOperation} ({@link ScaleUp},
  *       {@link ScaleDown}, {@link Roll}, {@link Replace}, each stating its algorithm and safety), or apply settings, or
@@ -131,6 +127,7 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
     private final ScaleDown scaleDown;
     private final Roll roll;
     private final Replace replace;
+    private final OwnedResources owned = new OwnedResources();
 
     public QueenKvReconciler(NodeAdmin nodes) {
         this(nodes, Timing.production(), Clock.systemUTC());
@@ -151,7 +148,7 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
     /** How many times {@link #reconcile} ran (tests check there is no hot loop). */
     public long reconcileCount() { return reconciles.get(); }
 
-    /** Pod events (readiness, restarts) and StatefulSet events trigger a reconcile of their cluster. */
+    /** Pod events (readiness, restarts) and changes to an owned object ({@link OwnedResources}) trigger a reconcile of their cluster. */
     @Override
     public List<EventSource<?, QueenKvCluster>> prepareEventSources(EventSourceContext<QueenKvCluster> context) {
         InformerEventSourceConfiguration<Pod> pods = InformerEventSourceConfiguration.from(Pod.class, QueenKvCluster.class)
@@ -163,13 +160,9 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
                     return cluster == null ? Set.of() : Set.of(new ResourceID(cluster, p.getMetadata().getNamespace()));
                 })
                 .build();
-        InformerEventSourceConfiguration<StatefulSet> statefulSets = InformerEventSourceConfiguration
-                .from(StatefulSet.class, QueenKvCluster.class)
-                .withName("statefulsets")
-                .withLabelSelector(Labels.MANAGED_BY + "=" + Labels.OPERATOR)
-                .withSecondaryToPrimaryMapper(Mappers.fromOwnerReferences(QueenKvCluster.class))
-                .build();
-        return List.of(new InformerEventSource<>(pods, context), new InformerEventSource<>(statefulSets, context));
+        List<EventSource<?, QueenKvCluster>> sources = new ArrayList<>(owned.eventSources(context));
+        sources.add(new InformerEventSource<>(pods, context));
+        return sources;
     }
 
     @Override
@@ -190,13 +183,12 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
 
         // 2. TLS material, then what the pods and the nodes say (before the StatefulSet is sized: the group bounds its size).
         // While paused nothing changes anything; status stays true.
-        boolean ssa = context.getControllerConfiguration().getConfigurationService().ssaBasedCreateUpdateMatchForDependentResources();
-        ResourceApplier applier = new ResourceApplier(client, ssa);
-        if (!spec.paused()) tls.ensure(view, client, applier);
+        if (!spec.paused()) tls.ensure(view, client, new ResourceApplier(client,
+                context.getControllerConfiguration().getConfigurationService().ssaBasedCreateUpdateMatchForDependentResources()));
         Observed o = Observed.of(client, nodes, view);
 
         // 3. The owned resources, the StatefulSet at the size the recorded operation calls for, bounded by the group.
-        if (!spec.paused()) applyOwnedResources(view, s, o, client, applier);
+        if (!spec.paused()) reconcileOwnedResources(view, s, o, context);
 
         // 4. One step, as the planner decides it: resume the recorded operation, or record the next one.
         Action action = Planner.next(spec, s, o, clock.instant());
@@ -210,7 +202,7 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
         if (!Objects.equals(json(before), json(s))) saveStatus(c, s, context);
         if (!spec.paused() && !bootstrapped && s.getBootstrappedAt() != null) {
             // Recorded first, then every container started from now on reads QUEEN_KV_INITIAL_CLUSTER_STATE=existing.
-            applier.apply(ConfigMapModel.build(view));
+            owned.reconcileConfigMap(view, context);
             LOG.info("{}/{}: bootstrap complete; nodes start with {}=existing from now on", Model.namespace(c), Model.name(c),
                     NodeEnv.INITIAL_CLUSTER_STATE);
             events.record(client, c, ClusterEvents.Type.Normal, REASON_CREATED, s.getReplicas() + " members created; new pods join as "
@@ -238,15 +230,16 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
         Conditions.deriveKstatus(s.getConditions(), STALLED_REASONS, gen, now);
     }
 
-    /** Step 3: the ConfigMap, Services, StatefulSet, PodDisruptionBudget and backups; claims of no member deleted. */
-    private static void applyOwnedResources(QueenKvCluster c, QueenKvClusterStatus s, Observed o, KubernetesClient client,
-                                            ResourceApplier applier) {
-        StatefulSet current = client.apps().statefulSets().inNamespace(Model.namespace(c)).withName(Names.statefulSet(Model.name(c))).get();
-        DesiredResources desired = DesiredResources.of(c, Planner.safeStatefulSetReplicas(Planner.statefulSetReplicas(s), o,
-                current == null || current.getSpec() == null ? null : current.getSpec().getReplicas()));
-        for (HasMetadata r : desired.all()) applier.apply(r);
-        applyBackups(c, client, applier);
-        deleteClaimsOfNoMember(c, s, o, client, desired.statefulSet().getSpec().getReplicas());
+    /**
+     * Step 3: the ConfigMap, Services, StatefulSet, PodDisruptionBudget and backups ({@link OwnedResources}); claims of
+     * no member deleted. The StatefulSet's size is the planner's, never below the highest member's ordinal + 1 and never
+     * below its current size while no leader is visible.
+     */
+    private void reconcileOwnedResources(QueenKvCluster c, QueenKvClusterStatus s, Observed o, Context<QueenKvCluster> context) {
+        int statefulSetReplicas = Planner.safeStatefulSetReplicas(Planner.statefulSetReplicas(s), o, owned.statefulSetReplicas(c, context));
+        owned.reconcile(c, context, statefulSetReplicas);
+        applyBackups(c, context);
+        deleteClaimsOfNoMember(c, s, o, context.getClient(), statefulSetReplicas);
     }
 
     /**
@@ -342,17 +335,13 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
     }
 
     /** {@code spec.backup}: its claim (created once, never deleted) and CronJob; without it the CronJob goes, the backups stay. */
-    private static void applyBackups(QueenKvCluster c, KubernetesClient client, ResourceApplier applier) {
+    private void applyBackups(QueenKvCluster c, Context<QueenKvCluster> context) {
         var backup = BackupModel.spec(c);
-        String ns = Model.namespace(c), name = Model.name(c);
         if (backup.isPresent()) {
-            var claim = client.persistentVolumeClaims().inNamespace(ns).withName(Names.backupClaim(name));
-            if (claim.get() == null) client.resource(BackupModel.claim(c, backup.get())).create();
-            applier.apply(BackupModel.cronJob(c, backup.get()));
-        } else {
-            var cronJob = client.batch().v1().cronjobs().inNamespace(ns).withName(Names.backupCronJob(name));
-            if (cronJob.get() != null) cronJob.delete();
+            var claim = context.getClient().persistentVolumeClaims().inNamespace(Model.namespace(c)).withName(Names.backupClaim(Model.name(c)));
+            if (claim.get() == null) context.getClient().resource(BackupModel.claim(c, backup.get())).create();
         }
+        owned.reconcileBackupCronJob(c, context);
     }
 
     /**

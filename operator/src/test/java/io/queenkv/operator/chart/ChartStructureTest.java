@@ -28,7 +28,7 @@ import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition
 import io.fabric8.kubernetes.api.model.apiextensions.v1.JSONSchemaProps;
 import io.fabric8.kubernetes.client.utils.Serialization;
 import io.queenkv.operator.crd.QueenKvCluster;
-import io.queenkv.operator.model.DesiredResources;
+import io.queenkv.operator.model.StatefulSetModel;
 
 /**
  * What can be checked of the Helm chart without helm: its YAML files parse and hold the values the
@@ -382,9 +382,9 @@ class ChartStructureTest {
         assertThat(c.getSpec().getResources().getRequests()).containsKeys("cpu", "memory");
 
         c.getMetadata().setNamespace("team-a");
-        DesiredResources desired = DesiredResources.of(c);
-        assertThat(desired.statefulSet().getSpec().getReplicas()).isEqualTo(3);
-        assertThat(desired.statefulSet().getSpec().getTemplate().getSpec().getContainers().get(0).getImage())
+        var statefulSet = StatefulSetModel.build(c);
+        assertThat(statefulSet.getSpec().getReplicas()).isEqualTo(3);
+        assertThat(statefulSet.getSpec().getTemplate().getSpec().getContainers().get(0).getImage())
                 .isEqualTo(c.getSpec().getImage());
     }
 

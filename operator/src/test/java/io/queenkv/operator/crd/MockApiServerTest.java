@@ -10,7 +10,10 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
-import io.queenkv.operator.model.DesiredResources;
+import io.queenkv.operator.model.ConfigMapModel;
+import io.queenkv.operator.model.PodDisruptionBudgetModel;
+import io.queenkv.operator.model.ServiceModel;
+import io.queenkv.operator.model.StatefulSetModel;
 import io.queenkv.operator.model.Model;
 
 /**
@@ -27,7 +30,7 @@ class MockApiServerTest {
     }
 
     @Test
-    void customResourceAndDesiredResourcesRoundTrip() {
+    void customResourceAndOwnedResourcesRoundTrip() {
         client.apiextensions().v1().customResourceDefinitions()
                 .load(CrdUpToDateTest.generated().toFile()).create();
         QueenKvCluster c = cluster("kv", "prod", 3);
@@ -45,7 +48,8 @@ class MockApiServerTest {
         QueenKvCluster withStatus = client.resources(QueenKvCluster.class).inNamespace("prod").resource(created).updateStatus();
         assertThat(withStatus.getStatus().getPendingOperation().getType()).isEqualTo(OperationType.ScaleUp);
 
-        for (HasMetadata r : DesiredResources.of(withStatus).all())
+        for (HasMetadata r : java.util.List.of(ConfigMapModel.build(withStatus), ServiceModel.peers(withStatus), ServiceModel.client(withStatus),
+                StatefulSetModel.build(withStatus), PodDisruptionBudgetModel.build(withStatus)))
             client.resource(r).create();
         StatefulSet sts = client.apps().statefulSets().inNamespace("prod").withName("kv").get();
         assertThat(sts.getSpec().getTemplate().getMetadata().getAnnotations()).containsKey(Model.POD_TEMPLATE_HASH_ANNOTATION);

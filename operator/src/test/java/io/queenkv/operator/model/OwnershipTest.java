@@ -4,19 +4,25 @@ import static io.queenkv.operator.Fixtures.UID;
 import static io.queenkv.operator.Fixtures.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.List;
+
 import org.junit.jupiter.api.Test;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.queenkv.operator.crd.QueenKvCluster;
 
+/** What the model builders make for a cluster (the operator's dependent resources apply them, in this order). */
 class OwnershipTest {
     final QueenKvCluster c = cluster("kv", "prod", 3);
-    final DesiredResources desired = DesiredResources.of(c);
+    final StatefulSet statefulSet = StatefulSetModel.build(c);
+    final List<HasMetadata> all = List.of(ConfigMapModel.build(c), ServiceModel.peers(c), ServiceModel.client(c), statefulSet,
+            PodDisruptionBudgetModel.build(c, 3));
 
     @Test
     void everyResourceIsLabelledAndOwnedByTheCluster() {
-        assertThat(desired.all()).hasSize(5);
-        for (HasMetadata r : desired.all()) {
+        assertThat(all).hasSize(5);
+        for (HasMetadata r : all) {
             assertThat(r.getMetadata().getNamespace()).as(r.getKind()).isEqualTo("prod");
             assertThat(r.getMetadata().getLabels()).as(r.getKind())
                     .containsEntry("app.kubernetes.io/name", "queen-kv")
@@ -35,30 +41,29 @@ class OwnershipTest {
 
     @Test
     void kindsAndNames() {
-        assertThat(desired.all()).extracting(HasMetadata::getKind, r -> r.getMetadata().getName()).containsExactly(
+        assertThat(all).extracting(HasMetadata::getKind, r -> r.getMetadata().getName()).containsExactly(
                 org.assertj.core.groups.Tuple.tuple("ConfigMap", "kv-config"),
                 org.assertj.core.groups.Tuple.tuple("Service", "kv-peers"),
                 org.assertj.core.groups.Tuple.tuple("Service", "kv"),
                 org.assertj.core.groups.Tuple.tuple("StatefulSet", "kv"),
                 org.assertj.core.groups.Tuple.tuple("PodDisruptionBudget", "kv"));
-        assertThat(desired.podTemplateHash()).isEqualTo(PodTemplateHash.of(c.getSpec()));
+        assertThat(PodTemplateHash.of(c)).isEqualTo(PodTemplateHash.of(c.getSpec()));
     }
 
     @Test
     void claimsAndPodsCarryTheSelectorLabels() {
-        assertThat(desired.statefulSet().getSpec().getVolumeClaimTemplates().get(0).getMetadata().getLabels())
+        assertThat(statefulSet.getSpec().getVolumeClaimTemplates().get(0).getMetadata().getLabels())
                 .containsAllEntriesOf(Labels.selector("kv"));
-        assertThat(desired.statefulSet().getSpec().getTemplate().getMetadata().getLabels())
-                .containsAllEntriesOf(desired.statefulSet().getSpec().getSelector().getMatchLabels());
+        assertThat(statefulSet.getSpec().getTemplate().getMetadata().getLabels())
+                .containsAllEntriesOf(statefulSet.getSpec().getSelector().getMatchLabels());
         assertThat(Labels.selectorString("kv")).isEqualTo("app.kubernetes.io/name=queen-kv,app.kubernetes.io/instance=kv");
     }
 
     @Test
     void sizedForTheReconcilersStep() {
-        DesiredResources step = DesiredResources.of(c, 4);
-        assertThat(step.statefulSet().getSpec().getReplicas()).isEqualTo(4);
-        assertThat(step.podDisruptionBudget().getSpec().getMaxUnavailable().getIntVal()).isEqualTo(1);
+        assertThat(StatefulSetModel.build(c, 4).getSpec().getReplicas()).isEqualTo(4);
+        assertThat(PodDisruptionBudgetModel.build(c, 4).getSpec().getMaxUnavailable().getIntVal()).isEqualTo(1);
         // The peer list stays the bootstrap one.
-        assertThat(step.configMap().getData().get("QUEEN_KV_PEERS").split(",")).hasSize(3);
+        assertThat(ConfigMapModel.build(c).getData().get("QUEEN_KV_PEERS").split(",")).hasSize(3);
     }
 }
