@@ -12,7 +12,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -201,10 +200,8 @@ class ControlPlaneOperatorE2eTest extends OperatorScenarios {
     @Order(54)
     void s54_deletedClaim_memberReadmittedOnANewVolume() {
         scenario("54 a pod's claim deleted", () -> {
-            QueenKvCluster c0 = current();
-            String leader = c0.getStatus().getLeader();
-            String victimId = c0.getStatus().getMembers().stream().map(MemberStatus::getId).filter(id -> !id.equals(leader))
-                    .max(Comparator.naturalOrder()).orElseThrow();
+            List<String> followers = followers();
+            String victimId = followers.get(followers.size() - 1);
             String victim = NAME + "-" + victimId.substring(1);
             String claim = "data-" + victim;
             String claimUid = claim(claim).getMetadata().getUid();
@@ -328,10 +325,7 @@ class ControlPlaneOperatorE2eTest extends OperatorScenarios {
     @Order(57)
     void s57_aMemberNamedInRemoveMembers_replacedOnANewClaim() {
         scenario("57 a member named in spec.removeMembers", () -> {
-            QueenKvCluster c0 = current();
-            String leader = c0.getStatus().getLeader();
-            String victimId = c0.getStatus().getMembers().stream().map(MemberStatus::getId).filter(id -> !id.equals(leader))
-                    .min(Comparator.naturalOrder()).orElseThrow();
+            String victimId = followers().get(0);
             int ordinal = Integer.parseInt(victimId.substring(1));
             String victim = NAME + "-" + ordinal;
             String claimUid = claim("data-" + victim).getMetadata().getUid();

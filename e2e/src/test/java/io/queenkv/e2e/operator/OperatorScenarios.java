@@ -343,10 +343,8 @@ abstract class OperatorScenarios {
     @Order(50)
     void s5_killAPodsProcess_restartedCatchesUp_degradedAndBack() {
         scenario("5 kill a pod's process", () -> {
-            QueenKvCluster c0 = current();
-            String leader = c0.getStatus().getLeader();
-            String victimId = c0.getStatus().getMembers().stream().map(MemberStatus::getId).filter(id -> !id.equals(leader))
-                    .max(Comparator.naturalOrder()).orElseThrow();
+            List<String> followers = followers();
+            String victimId = followers.get(followers.size() - 1);
             String victim = NAME + "-" + victimId.substring(1);
             Pod before = client.pods().inNamespace(ns).withName(victim).get();
             int restartsBefore = restarts(before);
@@ -422,6 +420,13 @@ abstract class OperatorScenarios {
     }
 
     /** Edits the spec as a user would: on a conflict with the operator's status write, read again and retry. */
+    /** The members other than the leader, as status lists them now, by id. */
+    List<String> followers() {
+        QueenKvCluster c = current();
+        String leader = c.getStatus().getLeader();
+        return c.getStatus().getMembers().stream().map(MemberStatus::getId).filter(id -> !id.equals(leader)).sorted().toList();
+    }
+
     void edit(java.util.function.Consumer<QueenKvCluster> change) {
         await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).until(() -> {
             try {
