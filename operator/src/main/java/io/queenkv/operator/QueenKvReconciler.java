@@ -8,6 +8,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -413,7 +414,7 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
                 members.add(ms);
             }
         members.sort(Comparator.comparingInt(m -> Names.ordinalOf(m.getId())));
-        trackNotReadySince(members, previous, now);
+        trackNotReadySince(members, previous, o, now);
         s.setReadyReplicas(ready);
         if (o.leaderView() != null && o.leaderView().settings() != null
                 && (s.getSettingsIndex() == null || o.leaderView().settingsIndex() >= s.getSettingsIndex())) {
@@ -490,28 +491,34 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
     }
 
     /**
-     * {@code status.members[].notReadySince}: kept from {@code previous} while a member stays not ready, {@code now}
-     * when it is first seen so, gone once it is ready. Status is the operator's only memory between reconciles (and
-     * across its restarts): the planner reads how long a member has not served from here, to replace one a
-     * scale-down would otherwise wait for ({@code spec.replaceNotServingAfter}).
+     * {@code status.members[].notReadySince}: kept from {@code previous} while a member stays not ready (later if its pod
+     * turned not ready since, {@link Observed#notServingSince}), {@code now} when it is first seen so, gone once it is
+     * ready. Status is the operator's only memory between reconciles (and across its restarts): the planner reads how
+     * long a member has not served from here, to replace one a scale-down would otherwise wait for
+     * ({@code spec.replaceNotServingAfter}).
      */
-    private static void trackNotReadySince(List<MemberStatus> members, List<MemberStatus> previous, Instant now) {
+    private static void trackNotReadySince(List<MemberStatus> members, List<MemberStatus> previous, Observed o, Instant now) {
         for (MemberStatus m : members) {
             if (Boolean.TRUE.equals(m.getReady())) continue;
-            String since = previous.stream().filter(p -> m.getId().equals(p.getId()) && p.getNotReadySince() != null)
-                    .map(MemberStatus::getNotReadySince).findFirst()
-                    .orElse(now.truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString());
-            m.setNotReadySince(since);
+            Instant since = previous.stream().filter(p -> m.getId().equals(p.getId()) && p.getNotReadySince() != null)
+                    .map(MemberStatus::getNotReadySince).findFirst().flatMap(QueenKvReconciler::instant)
+                    .map(recorded -> o.notServingSince(m.getId(), recorded))
+                    .orElse(now.truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
+            m.setNotReadySince(since.toString());
+        }
+    }
+
+    private static Optional<Instant> instant(String s) {
+        try {
+            return Optional.of(Instant.parse(s));
+        } catch (RuntimeException e) {
+            return Optional.empty();
         }
     }
 
     private static Instant creationTime(QueenKvCluster c) {
         String t = c.getMetadata().getCreationTimestamp();
-        try {
-            return t == null ? null : Instant.parse(t);
-        } catch (RuntimeException e) {
-            return null;
-        }
+        return t == null ? null : instant(t).orElse(null);
     }
 
     private static String reason(PendingOperation op) {

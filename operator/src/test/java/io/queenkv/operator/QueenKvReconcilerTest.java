@@ -320,6 +320,28 @@ class QueenKvReconcilerTest {
     }
 
     @Test
+    void aScaleDownRemovesAMemberAtTheCutThatDoesNotServeFirstAndKeepsItsPodUntilTheHigherOneHasGone() {
+        create(5);
+        awaitRunning(5);
+        nodes.lag(3, true); // n3 goes with the cut, does not serve; n4 serves
+        edit(c -> c.getSpec().setReplicas(3));
+        QueenKvCluster c = awaitRunning(3);
+
+        // Nothing waits for n3, and the group never rests on it: it leaves first, while every serving member stays.
+        assertThat(calls("removeMember")).containsExactly("removeMember n3 via n0", "removeMember n4 via n0");
+        // The StatefulSet can only lose its highest pod: kv-4 goes first, then kv-3; each claim after its pod.
+        assertThat(indexOf("removeMember n4")).isLessThan(indexOf("scaled down pod kv-4"));
+        assertThat(indexOf("scaled down pod kv-4")).isLessThan(indexOf("scaled down pod kv-3"));
+        assertThat(indexOf("scaled down pod kv-3")).isLessThan(indexOf("pvc deleted data-kv-3"));
+        assertThat(indexOf("scaled down pod kv-4")).isLessThan(indexOf("pvc deleted data-kv-4"));
+        assertThat(events).noneMatch(e -> e.startsWith("claim deleted with the pod"));
+        assertThat(c.getStatus().getMembers()).extracting(MemberStatus::getId).containsExactly("n0", "n1", "n2");
+        assertThat(client.apps().statefulSets().inNamespace(NS).withName(NAME).get().getSpec().getReplicas()).isEqualTo(3);
+        assertThat(client.persistentVolumeClaims().inNamespace(NS).list().getItems()).extracting(p -> p.getMetadata().getName())
+                .containsExactlyInAnyOrder("data-kv-0", "data-kv-1", "data-kv-2");
+    }
+
+    @Test
     void aScaleDownReplacesAMemberThatStaysAndHasNotServedForTheSettingThenShrinks() {
         create(5, spec -> spec.setReplaceNotServingAfter("1s"));
         awaitRunning(5);

@@ -1,5 +1,7 @@
 package io.queenkv.operator.plan;
 
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -78,6 +80,28 @@ public record Observed(Map<Integer, Pod> pods, Map<Integer, ClusterView> views, 
     public static boolean podReady(Pod p) {
         return p != null && !terminating(p) && p.getStatus() != null && p.getStatus().getConditions() != null
                 && p.getStatus().getConditions().stream().anyMatch(cond -> "Ready".equals(cond.getType()) && "True".equals(cond.getStatus()));
+    }
+
+    /**
+     * Since when member {@code id} has not served, given that status {@code recorded} it: the later of that and the
+     * instant its pod's Ready condition last turned False. Status is the operator's memory; it misses a recovery
+     * and a new failure that happened while the operator was down, and the kubelet's transition time does not.
+     * A pod created afresh starts not ready: the clock then starts again with it (later, never sooner: a
+     * replacement wipes a disk).
+     */
+    public Instant notServingSince(String id, Instant recorded) {
+        Pod p = pods.get(Names.ordinalOf(id));
+        if (p == null || p.getStatus() == null || p.getStatus().getConditions() == null) return recorded;
+        return p.getStatus().getConditions().stream()
+                .filter(c -> "Ready".equals(c.getType()) && "False".equals(c.getStatus()) && c.getLastTransitionTime() != null)
+                .findFirst().flatMap(c -> {
+                    try {
+                        return Optional.of(Instant.parse(c.getLastTransitionTime()));
+                    } catch (DateTimeParseException e) {
+                        return Optional.empty();
+                    }
+                })
+                .filter(recorded::isBefore).orElse(recorded);
     }
 
     public String leaderId() { return leaderView == null ? null : leaderView.nodeId(); }

@@ -37,7 +37,10 @@ import io.queenkv.operator.model.Names;
  *       member is ready;</li>
  *   <li>more: while the highest ordinal serves, a member that stays and has not been ready for longer than
  *       {@code spec.replaceNotServingAfter}: record its Replace ({@link #overdueForReplacement}); else record a
- *       ScaleDown of the highest ordinal, unless that loses the quorum or a member that stays is down;</li>
+ *       ScaleDown of a member at or above the cut, one that does not serve first, else the highest ordinal
+ *       ({@link #nextToLeave}), unless that loses the quorum or a member that stays is down;</li>
+ *   <li>a StatefulSet larger than the group needs (a member that did not serve left before a higher one):
+ *       record a ScaleDown of its highest pod;</li>
  *   <li>pods on another template: record a Roll, followers first (highest ordinal first), the leader last;
  *       while a member is down, only a member that is down anyway;</li>
  *   <li>else: up to date.</li>
@@ -97,26 +100,34 @@ public final class Planner {
             return record(OperationType.ScaleUp, add, null, now, (add < highest ? "adding back " : "scale up: adding ") + Names.nodeId(add));
         }
         if (desired < members.size()) {
-            String id = Names.nodeId(highest);
             List<String> overdue = overdueForReplacement(spec, s, o, now);
             if (!overdue.isEmpty()) {
                 String dead = overdue.get(0);
-                return replace(o, dead, now, "not ready since " + notReadySince(s, dead).orElseThrow()
+                return replace(o, dead, now, "not ready since " + notReadySince(s, o, dead).orElseThrow()
                         + ", longer than spec.replaceNotServingAfter " + SpecDuration.format(spec.replaceNotServingAfter())
                         + ", and the scale-down would otherwise wait for it");
             }
+            String id = nextToLeave(o, desired);
             Optional<String> refusal = Quorum.removalRefusal(o, id);
             if (refusal.isPresent()) return new Action.WouldLoseQuorum(refusal.get());
-            // The StatefulSet removes the highest ordinal only. Taking a serving member away while one that
-            // stays is down would leave the group with fewer serving members than it needs to lose one more:
-            // the members that stay are brought back first (a restarted pod, a re-admitted disk).
-            List<String> downAndStaying = members.stream().filter(m -> !m.equals(id) && !o.ready(m)).toList();
+            // Taking a serving member away while one that stays is down would leave the group with fewer serving
+            // members than it needs to lose one more: the members that stay are brought back first (a restarted
+            // pod, a re-admitted disk), or replaced past spec.replaceNotServingAfter.
+            List<String> downAndStaying = members.stream().filter(m -> Names.ordinalOf(m) < desired && !o.ready(m)).toList();
             if (o.ready(id) && !downAndStaying.isEmpty())
                 return new Action.Wait("scale down waits until " + String.join(", ", downAndStaying) + ", which stay"
                         + (downAndStaying.size() == 1 ? "s" : "") + ", serve again (the highest ordinal, " + id + ", goes first)"
-                        + replacementDue(spec, s, downAndStaying, desired));
-            return record(OperationType.ScaleDown, highest, null, now, "scale down: removing " + id);
+                        + replacementDue(spec, s, o, downAndStaying, desired));
+            return record(OperationType.ScaleDown, Names.ordinalOf(id), null, now, Names.ordinalOf(id) == highest
+                    ? "scale down: removing " + id
+                    : "scale down: removing " + id + " first, which does not serve (its pod goes once the StatefulSet shrinks past it)");
         }
+        // A member that left the group before a higher one (it did not serve) keeps its pod until the StatefulSet
+        // shrinks past it: once no member is above it, it goes as the highest ordinal would.
+        int size = statefulSetReplicas(s);
+        if (size > Math.max(desired, highest + 1))
+            return record(OperationType.ScaleDown, size - 1, null, now,
+                    "scale down: " + Names.nodeId(size - 1) + " left the group; shrinking the StatefulSet past it");
 
         // Roll: pods whose template hash is not the desired one, followers first, the leader last.
         String desiredHash = spec.podTemplateHash();
@@ -133,6 +144,18 @@ public final class Planner {
                     .max(Comparator.comparingInt(Names::ordinalOf)).orElse(o.leaderId());
         }
         return record(OperationType.Roll, Names.ordinalOf(pick), desiredHash, now, "rolling " + pick);
+    }
+
+    /**
+     * The member a scale-down takes out of the group next: of those at or above the cut ({@code spec.replicas}),
+     * one that does not serve first (the highest such), else the highest ordinal. A member that does not serve
+     * holds nothing the ready quorum lacks: removing it first keeps every serving member, and the group's
+     * tolerance of one more failure, through the shrink. Its pod stays until the members above it are gone.
+     */
+    static String nextToLeave(Observed o, int desired) {
+        return o.members().stream().filter(m -> Names.ordinalOf(m) >= desired)
+                .max(Comparator.comparing((String m) -> !o.ready(m)).thenComparingInt(Names::ordinalOf))
+                .orElseThrow();
     }
 
     /** Records the Replace of {@code id} ({@code why} it is replaced), unless removing it from the group loses the quorum. */
@@ -158,17 +181,21 @@ public final class Planner {
         if (!spec.replacesNotServing() || spec.replicas() >= members.size() || !o.ready(members.get(members.size() - 1)))
             return List.of();
         return members.stream().filter(id -> Names.ordinalOf(id) < spec.replicas() && !o.ready(id))
-                .filter(id -> notReadySince(s, id).map(since -> since.plus(spec.replaceNotServingAfter()).isBefore(now)).orElse(false))
-                .sorted(Comparator.comparing((String id) -> notReadySince(s, id).orElseThrow()).thenComparingInt(Names::ordinalOf))
+                .filter(id -> notReadySince(s, o, id).map(since -> since.plus(spec.replaceNotServingAfter()).isBefore(now)).orElse(false))
+                .sorted(Comparator.comparing((String id) -> notReadySince(s, o, id).orElseThrow()).thenComparingInt(Names::ordinalOf))
                 .toList();
     }
 
-    /** When status recorded member {@code id} as not ready since; empty if it did not (or the instant does not read). */
-    static Optional<Instant> notReadySince(QueenKvClusterStatus s, String id) {
+    /**
+     * Since when member {@code id} has not served: as status recorded it, or later if its pod turned not ready later
+     * ({@link Observed#notServingSince}: status may predate this outage when the operator was down through a
+     * recovery); empty if status recorded nothing (or the instant does not read).
+     */
+    static Optional<Instant> notReadySince(QueenKvClusterStatus s, Observed o, String id) {
         if (s.getMembers() == null) return Optional.empty();
         return s.getMembers().stream().filter(m -> id.equals(m.getId()) && m.getNotReadySince() != null).findFirst().flatMap(m -> {
             try {
-                return Optional.of(Instant.parse(m.getNotReadySince()));
+                return Optional.of(o.notServingSince(id, Instant.parse(m.getNotReadySince())));
             } catch (DateTimeParseException e) {
                 return Optional.empty();
             }
@@ -176,11 +203,11 @@ public final class Planner {
     }
 
     /** For a scale-down's wait message: when the first of {@code down} that stays is replaced if it does not serve before. */
-    private static String replacementDue(SpecView spec, QueenKvClusterStatus s, List<String> down, int desired) {
+    private static String replacementDue(SpecView spec, QueenKvClusterStatus s, Observed o, List<String> down, int desired) {
         if (!spec.replacesNotServing()) return "; spec.replaceNotServingAfter is 0: name a member in spec.removeMembers to replace it";
-        return down.stream().filter(id -> Names.ordinalOf(id) < desired && notReadySince(s, id).isPresent())
-                .min(Comparator.comparing((String id) -> notReadySince(s, id).orElseThrow()))
-                .map(id -> "; " + id + " is replaced if it does not serve by " + notReadySince(s, id).orElseThrow().plus(spec.replaceNotServingAfter())
+        return down.stream().filter(id -> Names.ordinalOf(id) < desired && notReadySince(s, o, id).isPresent())
+                .min(Comparator.comparing((String id) -> notReadySince(s, o, id).orElseThrow()))
+                .map(id -> "; " + id + " is replaced if it does not serve by " + notReadySince(s, o, id).orElseThrow().plus(spec.replaceNotServingAfter())
                         + " (spec.replaceNotServingAfter " + SpecDuration.format(spec.replaceNotServingAfter()) + ")")
                 .orElse("");
     }

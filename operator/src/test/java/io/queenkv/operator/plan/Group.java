@@ -1,5 +1,6 @@
 package io.queenkv.operator.plan;
 
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -30,6 +31,7 @@ final class Group {
     private final List<String> readmitting = new ArrayList<>();
     private final Map<String, String> hashes = new HashMap<>();
     private final Set<Integer> podsOutsideTheGroup = new HashSet<>();
+    private final Map<String, Instant> podNotReadySince = new HashMap<>();
     private String leader = "n0";
 
     static Group of(int members) {
@@ -59,6 +61,13 @@ final class Group {
     /** Their pods are not Ready. */
     Group notReady(String... ids) {
         notReady.addAll(List.of(ids));
+        return this;
+    }
+
+    /** Its pod is not Ready, its Ready condition False since {@code since} (the kubelet's lastTransitionTime). */
+    Group podNotReadySince(String id, Instant since) {
+        notReady.add(id);
+        podNotReadySince.put(id, since);
         return this;
     }
 
@@ -94,7 +103,7 @@ final class Group {
         ClusterView leaderView = null;
         for (String id : members) {
             int k = Names.ordinalOf(id);
-            pods.put(k, pod(k, hashes.getOrDefault(id, HASH), !notReady.contains(id)));
+            pods.put(k, pod(k, hashes.getOrDefault(id, HASH), !notReady.contains(id), podNotReadySince.get(id)));
             boolean leads = id.equals(leader);
             ClusterView v = new ClusterView(id, leads ? "leader" : "follower", 3, leader, config, commit, commit,
                     IN_FORCE, 7, leads ? readmitting : List.of());
@@ -102,16 +111,17 @@ final class Group {
             if (leads) leaderView = v;
         }
         for (int k : podsOutsideTheGroup) {
-            pods.put(k, pod(k, HASH, false));
+            pods.put(k, pod(k, HASH, false, null));
             views.put(k, new ClusterView(Names.nodeId(k), "follower", 0, null, List.of(), 0, 0, null, 0, List.of()));
         }
         return new Observed(pods, views, Map.of(), leaderView);
     }
 
-    private static Pod pod(int ordinal, String hash, boolean ready) {
+    private static Pod pod(int ordinal, String hash, boolean ready, Instant transition) {
         return new PodBuilder().withNewMetadata().withName(Names.pod("kv", ordinal)).addToAnnotations(Model.POD_TEMPLATE_HASH_ANNOTATION, hash)
                 .endMetadata()
-                .withNewStatus().withPhase("Running").addNewCondition().withType("Ready").withStatus(ready ? "True" : "False").endCondition()
+                .withNewStatus().withPhase("Running").addNewCondition().withType("Ready").withStatus(ready ? "True" : "False")
+                .withLastTransitionTime(transition == null ? null : transition.toString()).endCondition()
                 .endStatus().build();
     }
 }
