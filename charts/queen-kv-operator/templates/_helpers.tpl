@@ -143,10 +143,11 @@ The operator's permissions (least privilege), shared by the ClusterRole and the 
 - apiGroups: [""]
   resources: ["secrets"]
   verbs: ["get", "create", "update", "patch"]
-# tls.issuerRef: the cert-manager Certificate that writes <name>-tls.
+# tls.issuerRef: the cert-manager Certificate that writes <name>-tls, an owned resource (watched once a
+# cluster asks for one, so cert-manager need not be installed otherwise).
 - apiGroups: ["cert-manager.io"]
   resources: ["certificates"]
-  verbs: ["get", "create", "update", "patch"]
+  verbs: ["get", "list", "watch", "create", "update", "patch", "delete"]
 # Events about a QueenKvCluster.
 - apiGroups: ["", "events.k8s.io"]
   resources: ["events"]

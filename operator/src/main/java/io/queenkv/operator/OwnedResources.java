@@ -5,6 +5,7 @@ import java.util.function.BiFunction;
 import java.util.function.Function;
 
 import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
@@ -13,7 +14,12 @@ import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
+import io.javaoperatorsdk.operator.api.reconciler.dependent.GarbageCollected;
+import io.javaoperatorsdk.operator.processing.GroupVersionKind;
+import io.javaoperatorsdk.operator.processing.dependent.Creator;
+import io.javaoperatorsdk.operator.processing.dependent.Updater;
 import io.javaoperatorsdk.operator.processing.dependent.kubernetes.CRUDKubernetesDependentResource;
+import io.javaoperatorsdk.operator.processing.dependent.kubernetes.GenericKubernetesDependentResource;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.queenkv.operator.crd.QueenKvCluster;
@@ -25,11 +31,12 @@ import io.queenkv.operator.model.Names;
 import io.queenkv.operator.model.PodDisruptionBudgetModel;
 import io.queenkv.operator.model.ServiceModel;
 import io.queenkv.operator.model.StatefulSetModel;
+import io.queenkv.operator.model.TlsModel;
 
 /**
  * The objects a cluster owns, as JOSDK dependent resources whose {@code desired()} is the pure model
- * builder of each: the ConfigMap, the peer and client Services, the StatefulSet, the PodDisruptionBudget
- * and {@code spec.backup}'s CronJob. JOSDK creates what is missing and updates what no longer matches,
+ * builder of each: the ConfigMap, the peer and client Services, the StatefulSet, the PodDisruptionBudget,
+ * {@code spec.backup}'s CronJob and, with {@code spec.tls.issuerRef}, cert-manager's Certificate. JOSDK creates what is missing and updates what no longer matches,
  * by server-side apply under the controller's field manager when the operator runs with it (its matcher
  * reads that manager's fields; JOSDK keeps ConfigMaps out of apply by default and updates them) and by
  * create-or-update with its generic matcher otherwise (Fabric8's mock API server has no apply): an
@@ -66,7 +73,10 @@ final class OwnedResources {
     private final Owned<CronJob> backupCronJob = new Owned<>(CronJob.class, "backup-cronjob", Names::backupCronJob,
             (c, ctx) -> BackupModel.cronJob(c, BackupModel.spec(c).orElseThrow()));
 
-    /** The informers of the owned kinds (the two Services share one). */
+    private final Certificate certificate = new Certificate();
+    private volatile boolean certificateWatched;
+
+    /** The informers of the owned kinds (the two Services share one); cert-manager's Certificate's comes later ({@link #reconcileCertificate}). */
     List<EventSource<?, QueenKvCluster>> eventSources(EventSourceContext<QueenKvCluster> context) {
         var services = peerService.eventSource(context).orElseThrow();
         clientService.setEventSource(services);
@@ -105,8 +115,64 @@ final class OwnedResources {
         else if (backupCronJob.getSecondaryResource(c, context).isPresent()) backupCronJob.delete(c, context);
     }
 
+    /**
+     * cert-manager's Certificate ({@code spec.tls.issuerRef}); deleted once the cluster no longer names an issuer. Its CRD
+     * is installed with cert-manager, not with the operator: its informer starts with the first cluster that asks for a
+     * Certificate (JOSDK's dynamic registration), so an operator without cert-manager starts and serves every other
+     * cluster. (An operator started since, and never asked for one, does not watch, so does not delete, a Certificate
+     * left from before: the README says so.)
+     */
+    void reconcileCertificate(QueenKvCluster c, Context<QueenKvCluster> context) {
+        if (TlsModel.mode(Model.spec(c)) == io.queenkv.operator.crd.TlsMode.CertManager) {
+            if (!certificateWatched) watchCertificates(context);
+            certificate.reconcile(c, context);
+        } else if (certificateWatched && certificate.getSecondaryResource(c, context).isPresent()) {
+            // No longer asked for: cert-manager would keep rewriting the Secret the operator (or the user) now writes.
+            certificate.delete(c, context);
+        }
+    }
+
+    private synchronized void watchCertificates(Context<QueenKvCluster> context) {
+        if (certificateWatched) return;
+        var sources = context.eventSourceRetriever();
+        var source = certificate.eventSource(sources.eventSourceContextForDynamicRegistration()).orElseThrow();
+        try {
+            sources.dynamicallyRegisterEventSource(source);
+        } catch (RuntimeException e) {
+            sources.dynamicallyDeRegisterEventSource(source.name());
+            throw new IllegalStateException("cannot watch cert-manager's Certificates (is cert-manager installed? its CRD "
+                    + TlsModel.CERTIFICATE_KIND.toLowerCase() + "s." + TlsModel.CERT_MANAGER_GROUP + " must exist for spec.tls.issuerRef)", e);
+        }
+        certificateWatched = true;
+    }
+
     private static int statefulSetReplicas(Context<QueenKvCluster> context) {
         return context.managedWorkflowAndDependentResourceContext().getMandatory(STATEFUL_SET_REPLICAS, Integer.class);
+    }
+
+    /** The Certificate {@link TlsModel#certificate} describes, a generic resource: the operator has no cert-manager classes. */
+    static final class Certificate extends GenericKubernetesDependentResource<QueenKvCluster>
+            implements Creator<GenericKubernetesResource, QueenKvCluster>, Updater<GenericKubernetesResource, QueenKvCluster>,
+            GarbageCollected<QueenKvCluster> {
+        Certificate() {
+            super(new GroupVersionKind(TlsModel.CERT_MANAGER_GROUP, "v1", TlsModel.CERTIFICATE_KIND), "certificate");
+        }
+
+        @Override
+        protected GenericKubernetesResource desired(QueenKvCluster c, Context<QueenKvCluster> context) {
+            return TlsModel.certificate(c);
+        }
+
+        @Override
+        protected ResourceID targetSecondaryResourceID(QueenKvCluster c, Context<QueenKvCluster> context) {
+            return new ResourceID(Names.certificate(Model.name(c)), Model.namespace(c));
+        }
+
+        @Override
+        protected InformerEventSourceConfiguration.Builder<GenericKubernetesResource> informerConfigurationBuilder(
+                EventSourceContext<QueenKvCluster> context) {
+            return super.informerConfigurationBuilder(context).withLabelSelector(Labels.MANAGED_BY + "=" + Labels.OPERATOR);
+        }
     }
 
     /** One owned object: its name from the cluster's, its desired state from a model builder. */

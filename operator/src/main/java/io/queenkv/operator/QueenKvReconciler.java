@@ -184,8 +184,11 @@ public class QueenKvReconciler implements Reconciler<QueenKvCluster> {
 
         // 2. TLS material, then what the pods and the nodes say (before the StatefulSet is sized: the group bounds its size).
         // While paused nothing changes anything; status stays true.
-        if (!spec.paused()) tls.ensure(view, client, new ResourceApplier(client,
-                context.getControllerConfiguration().getConfigurationService().ssaBasedCreateUpdateMatchForDependentResources()));
+        if (!spec.paused()) {
+            tls.ensure(view, client, new ResourceApplier(client,
+                    context.getControllerConfiguration().getConfigurationService().ssaBasedCreateUpdateMatchForDependentResources()));
+            owned.reconcileCertificate(view, context);
+        }
         Observed o = Observed.of(client, nodes, view);
 
         // 3. The owned resources, the StatefulSet at the size the recorded operation calls for, bounded by the group.

@@ -10,10 +10,9 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.Serialization;
 
 /**
- * Writes the TLS objects of {@link TlsMaterial}, the ones that are not dependent resources ({@link OwnedResources}):
- * the node certificate Secret (the operator may not list or watch Secrets, and a new one holds a freshly generated
- * key, written only when it must be reissued) and the cert-manager Certificate (its CRD may not be installed, so
- * there is nothing to watch). In production with server-side apply (its own field manager, forcing conflicts:
+ * Writes the TLS Secrets of {@link TlsMaterial}, which are not dependent resources ({@link OwnedResources}): the
+ * operator may not list or watch Secrets, and a new node Secret holds a freshly generated key, written only when it
+ * must be reissued. In production with server-side apply (its own field manager, forcing conflicts:
  * these fields are the operator's). Against Fabric8's mock API server, which has no apply, by create-or-update,
  * writing only when the live object does not already hold every desired field, so an unchanged resource is never
  * rewritten (no events, no hot loop).

@@ -21,8 +21,9 @@ import io.queenkv.operator.tls.IssuedCertificate;
  * The reconcile step that makes the nodes' TLS material exist ({@link TlsModel} builds it). Mode Operator:
  * the CA Secret is created once and never rewritten (a new CA would split the group: members trust only
  * the CA they started with); the node Secret is written only when {@link TlsModel#reissueReason} says so,
- * so a steady cluster costs two Secret reads and no key generation. Mode CertManager: the Certificate is
- * applied like any owned resource. Modes Secret and Disabled: nothing to do.
+ * so a steady cluster costs two Secret reads and no key generation. Mode CertManager: the Certificate is an
+ * owned dependent resource ({@link OwnedResources#reconcileCertificate}), reconciled by the caller. Modes Secret and
+ * Disabled: nothing to do.
  */
 final class TlsMaterial {
     private static final Logger LOG = LoggerFactory.getLogger(TlsMaterial.class);
@@ -37,8 +38,7 @@ final class TlsMaterial {
     void ensure(QueenKvCluster c, KubernetesClient client, ResourceApplier applier) {
         switch (TlsModel.mode(Model.spec(c))) {
             case Operator -> ensureOperatorCa(c, client, applier);
-            case CertManager -> applier.apply(TlsModel.certificate(c));
-            case Secret, Disabled -> { }
+            case CertManager, Secret, Disabled -> { }
         }
     }
 

@@ -942,6 +942,19 @@ class QueenKvReconcilerTest {
         assertThat(client.secrets().inNamespace(NS).withName("kv-ca").get()).as("no CA of the operator's").isNull();
         var volumes = client.apps().statefulSets().inNamespace(NS).withName(NAME).get().getSpec().getTemplate().getSpec().getVolumes();
         assertThat(volumes).filteredOn(v -> v.getSecret() != null).extracting(v -> v.getSecret().getSecretName()).containsExactly("kv-tls");
+
+        // An owned dependent, watched: a Certificate deleted by hand comes back, and goes once no issuer is named.
+        String uid = cert.getMetadata().getUid();
+        client.genericKubernetesResources("cert-manager.io/v1", "Certificate").inNamespace(NS).withName("kv-tls").delete();
+        await().atMost(Duration.ofSeconds(20)).until(() -> {
+            GenericKubernetesResource again = client.genericKubernetesResources("cert-manager.io/v1", "Certificate").inNamespace(NS)
+                    .withName("kv-tls").get();
+            return again != null && !again.getMetadata().getUid().equals(uid);
+        });
+        client.secrets().inNamespace(NS).withName("kv-tls").delete(); // what cert-manager wrote; the operator's CA issues its own now
+        edit(c -> c.getSpec().setTls(null));
+        await().atMost(Duration.ofSeconds(20)).until(() -> client.genericKubernetesResources("cert-manager.io/v1", "Certificate")
+                .inNamespace(NS).withName("kv-tls").get() == null && client.secrets().inNamespace(NS).withName("kv-ca").get() != null);
     }
 
     @Test
