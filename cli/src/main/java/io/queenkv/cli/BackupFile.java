@@ -16,7 +16,8 @@ import java.util.zip.CRC32C;
 
 /**
  * What a backup file ({@code GET /api/v1/admin/backup}) says about itself, once checked: the node's
- * snapshot format (node {@code kv/SnapshotCodec}) — magic {@code QKVS}, format 1, the version
+ * snapshot format (node {@code kv/SnapshotCodec}) — magic {@code QKVS}, format 1 or 2 (they differ past the
+ * header, in how idempotency records are laid out), the version
  * counter, the last entry's instant (epoch µs), the settings index, six settings as varints, the
  * key count, the rows and idempotency records — and a CRC32C of every byte before its last eight.
  * Only the header is parsed; the checksum covers the rest. The node is not a dependency of the CLI
@@ -26,7 +27,8 @@ import java.util.zip.CRC32C;
 record BackupFile(Path file, long bytes, int format, long keys, long nextVersion, Instant lastWriteAt,
                   long settingsIndex, long crc32c) {
     static final int MAGIC = 0x514B5653; // "QKVS"
-    static final int FORMAT = 1;
+    /** The formats this CLI reads: 1, and 2 (idempotency records each preceded by their length). */
+    static final int FIRST_FORMAT = 1, NEWEST_FORMAT = 2;
     private static final int SETTINGS = 6;
 
     /** Reads and checks {@code file}; a file that is not a sound backup fails with {@link Exit#FILE}. */
@@ -36,7 +38,8 @@ record BackupFile(Path file, long bytes, int format, long keys, long nextVersion
             try (DataInputStream in = new DataInputStream(new BufferedInputStream(Files.newInputStream(file)))) {
                 if (size < 4 || in.readInt() != MAGIC) throw bad(file, "not a Queen KV backup (it does not start with QKVS)");
                 int format = in.readInt();
-                if (format != FORMAT) throw bad(file, "backup format " + format + "; this queen-kv reads format " + FORMAT);
+                if (format < FIRST_FORMAT || format > NEWEST_FORMAT)
+                    throw bad(file, "backup format " + format + "; this queen-kv reads formats " + FIRST_FORMAT + " to " + NEWEST_FORMAT);
                 long nextVersion = in.readLong();
                 long lastInstantMicros = in.readLong();
                 long settingsIndex = in.readLong();

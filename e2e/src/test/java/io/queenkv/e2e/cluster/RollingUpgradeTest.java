@@ -20,16 +20,19 @@ import io.queenkv.e2e.harness.EarlierBuild;
 import io.queenkv.e2e.harness.NodeProcessCluster;
 
 /**
- * A cluster of the version before group commit, rolled one member at a time to this build (highest
- * ordinal first, as a StatefulSet rolls, each rolled member made leader while the others still run the
- * earlier version) while writes go through every member: no acknowledged write
- * is lost, no member skips an entry it cannot apply (this build writes grouped entries, which the
- * earlier one cannot), and the leader groups writes only once every member runs this build.
+ * A cluster of an earlier version, rolled one member at a time to this build (highest ordinal first, as
+ * a StatefulSet rolls, each rolled member made leader while the others still run the earlier version)
+ * while writes go through every member: no acknowledged write is lost, no member skips an entry it
+ * cannot apply, and the leader uses what the earlier version does not know only once every member runs
+ * this build. Two earlier versions: the one before group commit (grouped entries), and the one before
+ * grouped entries answered as sent (replies and idempotency records without the values the calls sent).
  */
-@Timeout(900)
+@Timeout(1200)
 class RollingUpgradeTest {
     /** The last commit whose nodes know no grouped log entries. */
     static final String BEFORE_GROUP_COMMIT = "189c980";
+    /** The last commit whose nodes know no grouped entries answered as sent. */
+    static final String BEFORE_ANSWERS_AS_SENT = "33f562f";
     static final String NS = "roll";
 
     @RegisterExtension
@@ -43,9 +46,19 @@ class RollingUpgradeTest {
 
     @Test
     void aRollFromTheVersionBeforeGroupCommitLosesNothingAndGroupsOnlyOnceEveryMemberRunsThisBuild() {
+        roll(BEFORE_GROUP_COMMIT, "queen_kv_raft_grouped_writes_allowed");
+    }
+
+    @Test
+    void aRollFromTheVersionBeforeAnswersAsSentLosesNothingAndAnswersAsSentOnlyOnceEveryMemberRunsThisBuild() {
+        roll(BEFORE_ANSWERS_AS_SENT, "queen_kv_raft_answers_as_sent");
+    }
+
+    /** Rolls a cluster of {@code commit}'s build to this one; {@code gate} is 1 only on a leader that uses what it lacks. */
+    private void roll(String commit, String gate) {
         Path earlier;
         try {
-            earlier = EarlierBuild.nodeJar(BEFORE_GROUP_COMMIT);
+            earlier = EarlierBuild.nodeJar(commit);
         } catch (EarlierBuild.Unavailable e) {
             Assumptions.abort("no build of the earlier version here: " + e.getMessage());
             return;
@@ -78,14 +91,14 @@ class RollingUpgradeTest {
                     long led = System.nanoTime();
                     for (AckedWriter w : writers) w.awaitAcksSince(led, 20, Duration.ofSeconds(60));
                     List<String> rolled = order.subList(0, i + 1);
-                    await("no leader of this build groups writes while a member runs the earlier version")
+                    await("no leader of this build uses " + gate + " while a member runs the earlier version")
                             .during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(200))
-                            .until(() -> rolled.stream().noneMatch(r -> metric(r, "queen_kv_raft_grouped_writes_allowed") > 0));
+                            .until(() -> rolled.stream().noneMatch(r -> metric(r, gate) > 0));
                 }
             }
-            await("the leader to group writes once every member runs this build").atMost(Duration.ofSeconds(30))
+            await("the leader to use " + gate + " once every member runs this build").atMost(Duration.ofSeconds(30))
                     .pollInterval(Duration.ofMillis(200))
-                    .until(() -> cluster.ids().stream().anyMatch(id -> metric(id, "queen_kv_raft_grouped_writes_allowed") > 0));
+                    .until(() -> cluster.ids().stream().anyMatch(id -> metric(id, gate) > 0));
             long grouped = System.nanoTime();
             for (AckedWriter w : writers) w.awaitAcksSince(grouped, 40, Duration.ofSeconds(60));
         } finally {

@@ -37,6 +37,9 @@ final class NodeMetrics {
                 .description("Linearizable reads that waited for those rounds").register(registry);
         Gauge.builder("queen_kv_raft_grouped_writes_allowed", kv, k -> k.groupsAllowedAsLeader() ? 1 : 0)
                 .description("1 when this node is the leader and every member showed it applies grouped write calls").register(registry);
+        Gauge.builder("queen_kv_raft_answers_as_sent", kv, k -> k.answersAsSentAsLeader() ? 1 : 0)
+                .description("1 when this node is the leader and every member showed it reads grouped answers without the values their calls sent")
+                .register(registry);
         Gauge.builder("queen_kv_keys", kv, k -> k.local(KvEngine::keyCount))
                 .description("Stored keys, expired keys awaiting the sweep included").register(registry);
         Gauge.builder("queen_kv_value_bytes", kv, k -> k.local(KvEngine::valueBytes))

@@ -27,15 +27,17 @@ public sealed interface Entry {
     /**
      * Write calls that reached the leader together, in one log entry (group commit): each applies in
      * turn, as if it were an entry of its own at this entry's instant, and is answered on its own.
-     * One Raft round for many calls is the point; nothing else ties them together.
+     * One Raft round for many calls is the point; nothing else ties them together. {@code answers}:
+     * how each call's answer is encoded in the reply and in its idempotency record, which the leader
+     * sets ({@link AnswerForm#AS_SENT} only once every member reads it).
      */
-    record WriteCalls(long instant, List<WriteCall> calls) implements Entry {
+    record WriteCalls(long instant, List<WriteCall> calls, AnswerForm answers) implements Entry {
         public WriteCalls {
             calls = calls.stream().map(c -> c.withInstant(instant)).toList();
         }
 
         public WriteCalls withInstant(long instant) {
-            return new WriteCalls(instant, calls);
+            return new WriteCalls(instant, calls, answers);
         }
     }
 

@@ -27,7 +27,9 @@ import io.queenkv.node.kv.Entry.WriteCalls;
 public final class EntryCodec {
     public static final byte FORMAT_VERSION = 1;
     private static final int INSTANT_OFFSET = 1;
-    private static final byte WRITE_CALL = 1, SWEEP = 2, CHANGE_SETTINGS = 3, SEED_SETTINGS = 4, WRITE_CALLS = 5;
+    private static final int KIND_OFFSET = INSTANT_OFFSET + Long.BYTES;
+    /** {@code WRITE_CALLS_AS_SENT}: a {@link WriteCalls} entry answered {@link AnswerForm#AS_SENT}; the same body. */
+    private static final byte WRITE_CALL = 1, SWEEP = 2, CHANGE_SETTINGS = 3, SEED_SETTINGS = 4, WRITE_CALLS = 5, WRITE_CALLS_AS_SENT = 6;
     private static final byte GET = 1, GET_MANY = 2, GET_PREFIX = 3, PUT = 4, PUT_IF_ABSENT = 5, DELETE = 6, INCR = 7, CHECK = 8;
 
     private EntryCodec() {}
@@ -42,7 +44,8 @@ public final class EntryCodec {
                 out.writeByte(WRITE_CALL);
                 writeCall(out, call);
             } else if (entry instanceof WriteCalls group) {
-                return stampInstant(group(group.calls().stream().map(EntryCodec::encode).toList()), group.instant());
+                byte[] grouped = stampInstant(group(group.calls().stream().map(EntryCodec::encode).toList()), group.instant());
+                return group.answers() == AnswerForm.AS_SENT ? answeredAsSent(grouped) : grouped;
             } else if (entry instanceof Sweep sweep) {
                 out.writeByte(SWEEP);
                 Binary.writeVarLong(out, sweep.maxRows());
@@ -69,11 +72,11 @@ public final class EntryCodec {
             byte kind = in.readByte();
             Entry entry = switch (kind) {
                 case WRITE_CALL -> readCall(in, instant);
-                case WRITE_CALLS -> {
+                case WRITE_CALLS, WRITE_CALLS_AS_SENT -> {
                     int n = Binary.readCount(in);
                     List<WriteCall> calls = new ArrayList<>(n);
                     for (int i = 0; i < n; i++) calls.add(readCall(in, instant));
-                    yield new WriteCalls(instant, calls);
+                    yield new WriteCalls(instant, calls, kind == WRITE_CALLS_AS_SENT ? AnswerForm.AS_SENT : AnswerForm.FULL);
                 }
                 case SWEEP -> new Sweep(instant, Binary.readVarInt(in));
                 case CHANGE_SETTINGS -> new ChangeSettings(instant, readSettings(in));
@@ -96,7 +99,7 @@ public final class EntryCodec {
      */
     public static byte[] group(List<byte[]> encodedCalls) {
         try {
-            int header = INSTANT_OFFSET + Long.BYTES + 1;
+            int header = KIND_OFFSET + 1;
             ByteArrayOutputStream bytes = new ByteArrayOutputStream(16 + encodedCalls.stream().mapToInt(c -> c.length).sum());
             DataOutputStream out = new DataOutputStream(bytes);
             out.writeByte(FORMAT_VERSION);
@@ -132,7 +135,7 @@ public final class EntryCodec {
      */
     public static final byte[] FORMAT_PROBE = {(byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, 0x7F, WRITE_CALLS};
     /** This version's answer to {@link #FORMAT_PROBE}: the newest entry kind it applies. */
-    public static final byte[] FORMAT_PROBE_ANSWER = {FORMAT_VERSION, WRITE_CALLS};
+    public static final byte[] FORMAT_PROBE_ANSWER = {FORMAT_VERSION, WRITE_CALLS_AS_SENT};
 
     public static boolean isFormatProbe(byte[] query) {
         return Arrays.equals(query, FORMAT_PROBE);
@@ -141,6 +144,11 @@ public final class EntryCodec {
     /** Whether a member's answer to {@link #FORMAT_PROBE} says it applies {@link WriteCalls} entries. */
     public static boolean appliesWriteCalls(byte[] answer) {
         return answer.length == 2 && answer[0] == FORMAT_VERSION && answer[1] >= WRITE_CALLS;
+    }
+
+    /** Whether a member's answer to {@link #FORMAT_PROBE} says it applies {@link WriteCalls} entries answered {@link AnswerForm#AS_SENT}. */
+    public static boolean answersAsSent(byte[] answer) {
+        return appliesWriteCalls(answer) && answer[1] >= WRITE_CALLS_AS_SENT;
     }
 
     /** A read-only call as sent to a node's state machine: the tenant and the ops. */
@@ -172,6 +180,23 @@ public final class EntryCodec {
     }
 
     /** A copy of an encoded entry with its instant replaced. */
+    /** Whether {@code encoded} is a {@link WriteCalls} entry (either form), by its kind tag alone. */
+    public static boolean isGroup(byte[] encoded) {
+        return encoded.length > KIND_OFFSET && (encoded[KIND_OFFSET] == WRITE_CALLS || encoded[KIND_OFFSET] == WRITE_CALLS_AS_SENT);
+    }
+
+    /**
+     * An encoded {@link WriteCalls} entry (as {@link #group} makes it) marked to be answered {@link AnswerForm#AS_SENT}: the
+     * leader's choice, made once every member reads that form. In place: the caller's copy ({@link #stampInstant} made it).
+     */
+    public static byte[] answeredAsSent(byte[] encodedGroup) {
+        if (encodedGroup.length <= KIND_OFFSET || encodedGroup[0] != FORMAT_VERSION
+                || (encodedGroup[KIND_OFFSET] != WRITE_CALLS && encodedGroup[KIND_OFFSET] != WRITE_CALLS_AS_SENT))
+            throw new IllegalArgumentException("not an encoded group of write calls");
+        encodedGroup[KIND_OFFSET] = WRITE_CALLS_AS_SENT;
+        return encodedGroup;
+    }
+
     public static byte[] stampInstant(byte[] encoded, long instant) {
         byte[] copy = encoded.clone();
         ByteBuffer.wrap(copy).putLong(INSTANT_OFFSET, instant);

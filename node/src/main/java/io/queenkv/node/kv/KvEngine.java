@@ -57,11 +57,13 @@ public final class KvEngine {
     /**
      * A recorded answer, held encoded ({@link OutcomeCodec}): records outnumber rows when every write
      * carries a key (the SDK's do) and are kept 10 minutes, so they stay compact in memory and every
-     * snapshot copies their bytes instead of encoding them again. Decoded only when a retry asks.
+     * snapshot copies their bytes instead of encoding them again. Decoded only when a retry asks, with
+     * the retry's ops: the same fingerprint, so the same ops, which fill in an answer recorded
+     * {@link AnswerForm#AS_SENT} (without the values the call sent, which it would otherwise copy).
      */
     record IdempotencyRecord(String fingerprint, byte[] encodedOutcome, long expiresAt) {
-        Outcome outcome() {
-            return OutcomeCodec.decode(encodedOutcome);
+        Outcome outcome(List<Op> ops) {
+            return OutcomeCodec.decode(encodedOutcome, ops);
         }
     }
 
@@ -124,14 +126,22 @@ public final class KvEngine {
     /** Compact JSON bytes of the stored values. */
     public long valueBytes() { return valueBytes; }
 
-    /** Applies one committed log entry at {@code index}. */
+    /** Applies one committed log entry at {@code index}; a write call's answer is recorded in full. */
     public Outcome apply(long index, Entry entry) {
+        return apply(index, entry, AnswerForm.FULL);
+    }
+
+    /**
+     * Applies one committed log entry at {@code index}: a write call of a {@link Entry.WriteCalls} group (each as an
+     * entry of its own) records its answer in the group's form ({@link Entry.WriteCalls#answers}).
+     */
+    public Outcome apply(long index, Entry entry, AnswerForm recorded) {
         if (entry instanceof Entry.WriteCalls)
             throw new IllegalArgumentException("the calls of a group apply one by one, each as an entry of its own");
         long now = Math.max(entry.instant(), lastInstant);
         lastInstant = now;
         forgetIdempotencyRecords(now);
-        if (entry instanceof Entry.WriteCall call) return applyCall(call, now);
+        if (entry instanceof Entry.WriteCall call) return applyCall(call, now, recorded);
         if (entry instanceof Entry.Sweep sweep) {
             sweep(now, sweep.maxRows());
         } else if (entry instanceof Entry.ChangeSettings change) {
@@ -155,16 +165,17 @@ public final class KvEngine {
         return !dueRows.isEmpty() && dueRows.first().expiresAt() <= now;
     }
 
-    private Outcome applyCall(Entry.WriteCall call, long now) {
+    private Outcome applyCall(Entry.WriteCall call, long now, AnswerForm form) {
         IdempotencyId id = call.idempotencyKey() == null ? null : new IdempotencyId(call.tenant(), call.idempotencyKey());
         if (id != null) {
             IdempotencyRecord recorded = idempotency.get(id);
             if (recorded != null)
-                return recorded.fingerprint().equals(call.fingerprint()) ? recorded.outcome() : new IdempotencyKeyReused();
+                return recorded.fingerprint().equals(call.fingerprint()) ? recorded.outcome(call.ops()) : new IdempotencyKeyReused();
         }
         Outcome outcome = new Evaluation(call.tenant(), now).run(call.ops());
         if (id != null)
-            idempotency.put(id, new IdempotencyRecord(call.fingerprint(), OutcomeCodec.encode(outcome), now + IDEMPOTENCY_RETENTION_MICROS));
+            idempotency.put(id, new IdempotencyRecord(call.fingerprint(),
+                    OutcomeCodec.encode(outcome, form == AnswerForm.AS_SENT ? call.ops() : null), now + IDEMPOTENCY_RETENTION_MICROS));
         return outcome;
     }
 

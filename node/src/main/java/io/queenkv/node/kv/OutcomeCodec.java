@@ -21,27 +21,54 @@ import io.queenkv.node.kv.Result.GetResult;
 import io.queenkv.node.kv.Result.ReadRow;
 import io.queenkv.node.kv.Result.WriteResult;
 
-/** Outcomes as binary: the reply of a log entry, and the answers kept for Idempotency-Key retries. */
+/**
+ * Outcomes as binary: the reply of a log entry, and the answers kept for Idempotency-Key retries.
+ *
+ * <p>Two forms of a completed call. In full, every write result carries its op's name, key and value. <em>As
+ * sent</em> ({@link AnswerForm#AS_SENT}), a write result leaves out what the call itself holds: the op's name
+ * and key always, and the value when it is the op's own (an applied put); whoever decodes it has the call (the
+ * node that sent it, or a retry with the same fingerprint) and takes them from there. A put's answer echoes its
+ * value, so in full every answer, every recorded answer and every reply Ratis keeps for client retries copies
+ * every value written. Each form is tagged; decoding without the call refuses the as-sent form.
+ */
 public final class OutcomeCodec {
-    private static final byte COMPLETED = 1, PRECONDITION_FAILED = 2, KEY_REUSED = 3;
-    private static final byte GET = 1, GET_MANY = 2, GET_PREFIX = 3, WRITE = 4;
+    private static final byte COMPLETED = 1, PRECONDITION_FAILED = 2, KEY_REUSED = 3, COMPLETED_AS_SENT = 4;
+    private static final byte GET = 1, GET_MANY = 2, GET_PREFIX = 3, WRITE = 4, WRITE_AS_SENT = 5;
+    /** Flags of a {@link #WRITE_AS_SENT} result: applied; the value is the op's own (left out); no value field at all. */
+    private static final int APPLIED = 1, VALUE_AS_SENT = 2, NO_VALUE = 4;
     private static final WriteReason[] REASONS = WriteReason.values();
 
     private OutcomeCodec() {}
 
     public static byte[] encode(Outcome outcome) {
+        return encode(outcome, null);
+    }
+
+    /** In the as-sent form relative to {@code ops}, the call's; in full when {@code ops} is null. */
+    public static byte[] encode(Outcome outcome, List<Op> ops) {
         try {
             ByteArrayOutputStream bytes = new ByteArrayOutputStream(128);
-            write(new DataOutputStream(bytes), outcome);
+            write(new DataOutputStream(bytes), outcome, ops);
             return bytes.toByteArray();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
 
+    /** Whether {@code encoded} is an outcome in the as-sent form (it decodes only with its call). */
+    public static boolean isAsSent(byte[] encoded) {
+        return encoded.length > 0 && encoded[0] == COMPLETED_AS_SENT;
+    }
+
+    /** An outcome in full; throws on the as-sent form. */
     public static Outcome decode(byte[] data) {
+        return decode(data, null);
+    }
+
+    /** An outcome in either form; {@code ops}, the call's, fill in what the as-sent form left out. */
+    public static Outcome decode(byte[] data, List<Op> ops) {
         try {
-            return read(new DataInputStream(new ByteArrayInputStream(data)));
+            return read(new DataInputStream(new ByteArrayInputStream(data)), ops);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -49,16 +76,18 @@ public final class OutcomeCodec {
 
     /**
      * The reply of a {@link Entry.WriteCalls} entry: each call's outcome in the entry's order, or
-     * empty for a call that could not be applied (it changed nothing).
+     * empty for a call that could not be applied (it changed nothing); as sent relative to each call's
+     * ops when {@code form} says so.
      */
-    public static byte[] encodeEach(List<Optional<Outcome>> outcomes) {
+    public static byte[] encodeEach(List<Optional<Outcome>> outcomes, List<Entry.WriteCall> calls, AnswerForm form) {
         try {
             ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 * outcomes.size());
             DataOutputStream out = new DataOutputStream(bytes);
             Binary.writeVarLong(out, outcomes.size());
-            for (Optional<Outcome> outcome : outcomes) {
+            for (int i = 0; i < outcomes.size(); i++) {
+                Optional<Outcome> outcome = outcomes.get(i);
                 out.writeBoolean(outcome.isPresent());
-                if (outcome.isPresent()) write(out, outcome.get());
+                if (outcome.isPresent()) write(out, outcome.get(), form == AnswerForm.AS_SENT ? calls.get(i).ops() : null);
             }
             return bytes.toByteArray();
         } catch (IOException e) {
@@ -66,12 +95,14 @@ public final class OutcomeCodec {
         }
     }
 
-    public static List<Optional<Outcome>> decodeEach(byte[] data) {
+    /** The outcomes of a group's reply, in either form; {@code calls}, the group's, fill in what the as-sent form left out. */
+    public static List<Optional<Outcome>> decodeEach(byte[] data, List<Entry.WriteCall> calls) {
         try {
             DataInputStream in = new DataInputStream(new ByteArrayInputStream(data));
             int n = Binary.readCount(in);
+            if (n != calls.size()) throw new IOException(n + " outcomes for " + calls.size() + " calls");
             List<Optional<Outcome>> outcomes = new ArrayList<>(n);
-            for (int i = 0; i < n; i++) outcomes.add(in.readBoolean() ? Optional.of(read(in)) : Optional.empty());
+            for (int i = 0; i < n; i++) outcomes.add(in.readBoolean() ? Optional.of(read(in, calls.get(i).ops())) : Optional.empty());
             if (in.available() > 0) throw new IOException(in.available() + " bytes after the last outcome");
             return outcomes;
         } catch (IOException e) {
@@ -79,11 +110,15 @@ public final class OutcomeCodec {
         }
     }
 
-    static void write(DataOutput out, Outcome outcome) throws IOException {
+    /** {@code ops} null: in full. */
+    static void write(DataOutput out, Outcome outcome, List<Op> ops) throws IOException {
         if (outcome instanceof Completed c) {
-            out.writeByte(COMPLETED);
+            out.writeByte(ops == null ? COMPLETED : COMPLETED_AS_SENT);
             Binary.writeVarLong(out, c.results().size());
-            for (Result r : c.results()) writeResult(out, r);
+            for (Result r : c.results()) {
+                if (ops != null && r instanceof WriteResult w) writeAsSent(out, w, ops.get(w.index()));
+                else writeResult(out, r);
+            }
         } else if (outcome instanceof PreconditionFailed p) {
             out.writeByte(PRECONDITION_FAILED);
             Binary.writeVarLong(out, p.failedIndex());
@@ -95,13 +130,15 @@ public final class OutcomeCodec {
         }
     }
 
-    static Outcome read(DataInput in) throws IOException {
+    /** {@code ops} null: only the full form reads. */
+    static Outcome read(DataInput in, List<Op> ops) throws IOException {
         byte kind = in.readByte();
         switch (kind) {
-            case COMPLETED -> {
+            case COMPLETED, COMPLETED_AS_SENT -> {
+                if (kind == COMPLETED_AS_SENT && ops == null) throw new IOException("an answer as sent decodes only with its call");
                 int n = Binary.readVarInt(in);
                 List<Result> results = new ArrayList<>(n);
-                for (int i = 0; i < n; i++) results.add(readResult(in));
+                for (int i = 0; i < n; i++) results.add(readResult(in, kind == COMPLETED_AS_SENT ? ops : null));
                 return new Completed(results);
             }
             case PRECONDITION_FAILED -> {
@@ -147,9 +184,52 @@ public final class OutcomeCodec {
         }
     }
 
-    private static Result readResult(DataInput in) throws IOException {
+    /**
+     * A write result without what its op holds: the name and key always, the value when it is the op's own (the
+     * very object, as the engine stores an applied put's value; on decoding, the op's equal value stands in).
+     */
+    private static void writeAsSent(DataOutput out, WriteResult w, Op op) throws IOException {
+        if (!(op instanceof Op.Write write) || !write.key().equals(w.key()) || !write.name().equals(w.op()))
+            throw new IllegalArgumentException("result " + w.index() + " is not the answer of op " + op.name());
+        boolean asSent = w.value() != null && w.value() == sentValue(op);
+        out.writeByte(WRITE_AS_SENT);
+        Binary.writeVarLong(out, w.index());
+        out.writeByte((w.applied() ? APPLIED : 0) | (asSent ? VALUE_AS_SENT : 0) | (w.value() == null ? NO_VALUE : 0));
+        out.writeByte(w.reason() == null ? -1 : w.reason().ordinal());
+        if (!asSent && w.value() != null) Binary.writeJson(out, w.value());
+        Binary.writeVarLong(out, w.version());
+    }
+
+    /** The value an op writes as sent (a put's), or null. */
+    private static JsonValue sentValue(Op op) {
+        if (op instanceof Op.Put put) return put.value();
+        if (op instanceof Op.PutIfAbsent put) return put.value();
+        return null;
+    }
+
+    private static WriteResult readAsSent(DataInput in, int index, List<Op> ops) throws IOException {
+        if (index < 0 || index >= ops.size() || !(ops.get(index) instanceof Op.Write op))
+            throw new IOException("an answer as sent names op " + index + ", which is no write of its call");
+        int flags = in.readUnsignedByte();
+        if ((flags & ~(APPLIED | VALUE_AS_SENT | NO_VALUE)) != 0) throw new IOException("unknown write result flags " + flags);
+        byte reason = in.readByte();
+        JsonValue value;
+        if ((flags & NO_VALUE) != 0) value = null;
+        else if ((flags & VALUE_AS_SENT) != 0) value = sentValue(op);
+        else value = Binary.readJson(in);
+        if ((flags & VALUE_AS_SENT) != 0 && value == null) throw new IOException("op " + index + " sent no value");
+        return new WriteResult(index, op.name(), (flags & APPLIED) != 0, reason < 0 ? null : REASONS[reason], op.key(), value,
+                Binary.readVarLong(in));
+    }
+
+    /** {@code ops} null: a result in full; else either form. */
+    private static Result readResult(DataInput in, List<Op> ops) throws IOException {
         byte kind = in.readByte();
         int index = Binary.readVarInt(in);
+        if (kind == WRITE_AS_SENT) {
+            if (ops == null) throw new IOException("a write result as sent in an answer in full");
+            return readAsSent(in, index, ops);
+        }
         switch (kind) {
             case GET -> {
                 String key = Binary.readString(in);

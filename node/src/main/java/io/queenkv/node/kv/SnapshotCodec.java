@@ -23,7 +23,13 @@ import io.queenkv.node.kv.KvEngine.Scope;
  */
 public final class SnapshotCodec {
     private static final int MAGIC = 0x514B5653; // "QKVS"
-    private static final int FORMAT = 1;
+    /**
+     * 1: each idempotency record's answer as {@link OutcomeCodec} writes it in full. 2: as {@link OutcomeCodec} writes it
+     * in either form, preceded by its length (an answer recorded {@link AnswerForm#AS_SENT} cannot be parsed without its
+     * call, so it is copied, not parsed). A state with no such answer is written as 1, which every version reads: those
+     * answers exist only once every member reads them (the leader's choice, {@link Entry.WriteCalls#answers}).
+     */
+    private static final int FORMAT_FULL_ANSWERS = 1, FORMAT_SIZED_ANSWERS = 2;
 
     private SnapshotCodec() {}
 
@@ -36,8 +42,9 @@ public final class SnapshotCodec {
         CheckedOutputStream checked = new CheckedOutputStream(target, new CRC32C());
         // Buffered before the checksum, so the CRC runs over 64 KiB blocks, not byte by byte.
         DataOutputStream out = new DataOutputStream(new BufferedOutputStream(checked, 1 << 16));
+        boolean sized = state.idempotency().stream().anyMatch(e -> OutcomeCodec.isAsSent(e.getValue().encodedOutcome()));
         out.writeInt(MAGIC);
-        out.writeInt(FORMAT);
+        out.writeInt(sized ? FORMAT_SIZED_ANSWERS : FORMAT_FULL_ANSWERS);
         out.writeLong(state.nextVersion());
         out.writeLong(state.lastInstant());
         out.writeLong(state.settingsIndex());
@@ -61,7 +68,8 @@ public final class SnapshotCodec {
             Binary.writeString(out, e.getKey().key());
             Binary.writeString(out, e.getValue().fingerprint());
             out.writeLong(e.getValue().expiresAt());
-            out.write(e.getValue().encodedOutcome()); // the bytes OutcomeCodec.write gives: the format is unchanged
+            if (sized) Binary.writeVarLong(out, e.getValue().encodedOutcome().length);
+            out.write(e.getValue().encodedOutcome()); // the bytes OutcomeCodec gives
         }
         out.flush();
         new DataOutputStream(target).writeLong(checked.getChecksum().getValue());
@@ -86,7 +94,7 @@ public final class SnapshotCodec {
         DataInputStream in = new DataInputStream(checked);
         if (in.readInt() != MAGIC) throw new IOException("not a Queen KV snapshot");
         int format = in.readInt();
-        if (format != FORMAT) throw new IOException("unsupported snapshot format " + format);
+        if (format != FORMAT_FULL_ANSWERS && format != FORMAT_SIZED_ANSWERS) throw new IOException("unsupported snapshot format " + format);
         long nextVersion = in.readLong();
         long lastInstant = in.readLong();
         long settingsIndex = in.readLong();
@@ -103,7 +111,14 @@ public final class SnapshotCodec {
             IdempotencyId id = new IdempotencyId(Binary.readString(in), Binary.readString(in));
             String fingerprint = Binary.readString(in);
             long expiresAt = in.readLong();
-            engine.idempotency.put(id, new IdempotencyRecord(fingerprint, OutcomeCodec.encode(OutcomeCodec.read(in)), expiresAt));
+            byte[] answer;
+            if (format == FORMAT_SIZED_ANSWERS) {
+                answer = new byte[Binary.readCount(in)];
+                in.readFully(answer);
+            } else {
+                answer = OutcomeCodec.encode(OutcomeCodec.read(in, null));
+            }
+            engine.idempotency.put(id, new IdempotencyRecord(fingerprint, answer, expiresAt));
         }
         long expected = checked.checksum();
         long stored = in.readLong();

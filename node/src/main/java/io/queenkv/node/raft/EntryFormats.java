@@ -23,17 +23,20 @@ import io.queenkv.node.kv.Entry;
 import io.queenkv.node.kv.EntryCodec;
 
 /**
- * Whether the leader may write {@link Entry.WriteCalls} entries: a node of an earlier version
- * cannot apply them and would skip them, so the leader takes them into the log only while every
- * member of the configuration (voters and listeners, old and new during a change) has answered
- * {@link EntryCodec#FORMAT_PROBE} as this version does. During a rolling upgrade that is once the
- * last member runs it. A member's answer is remembered for as long as this node runs: going back to
- * an earlier version after that is not supported (README, "Upgrades").
+ * Whether the leader may write {@link Entry.WriteCalls} entries, and mark them to be answered
+ * {@link io.queenkv.node.kv.AnswerForm#AS_SENT}: a node of an earlier version cannot apply the one or
+ * read the other, so the leader does each only while every member of the configuration (voters and
+ * listeners, old and new during a change) has answered {@link EntryCodec#FORMAT_PROBE} with a kind
+ * that says it can. During a rolling upgrade that is once the last member runs this version; a member
+ * that answered an older kind is asked again now and then. A member's answer is remembered for as
+ * long as this node runs: going back to an earlier version after that is not supported (README,
+ * "Upgrades").
  */
 final class EntryFormats implements AutoCloseable {
     private final ReplicatedKv kv;
     private final KvStateMachine stateMachine;
-    private final Set<RaftPeerId> applyWriteCalls = ConcurrentHashMap.newKeySet();
+    /** Each member's answer to the probe, its newest entry kind; members that did not answer have none. */
+    private final Map<RaftPeerId, byte[]> answers = new ConcurrentHashMap<>();
     /** When each member not heard from yet was last asked: a member that is down costs a probe no more than once in a while. */
     private final Map<RaftPeerId, Long> askedAt = new ConcurrentHashMap<>();
     /** Members with a probe under way: one at a time each. */
@@ -60,14 +63,18 @@ final class EntryFormats implements AutoCloseable {
      * probe of each member not heard from yet that is due for one. Never waits for a probe.
      */
     void refresh(RaftConfiguration conf) {
-        boolean all = true;
+        boolean groups = true, asSent = true;
         for (RaftPeerRole role : List.of(RaftPeerRole.FOLLOWER, RaftPeerRole.LISTENER))
             for (RaftPeer peer : conf.getAllPeers(role)) {
-                if (peer.getId().equals(kv.selfId()) || applyWriteCalls.contains(peer.getId())) continue;
-                all = false;
-                if (dueForAsking(peer.getId()) && asking.add(peer.getId())) ask(peer);
+                if (peer.getId().equals(kv.selfId())) continue;
+                byte[] answer = answers.get(peer.getId());
+                groups &= answer != null && EntryCodec.appliesWriteCalls(answer);
+                boolean newest = answer != null && EntryCodec.answersAsSent(answer);
+                asSent &= newest;
+                if (!newest && dueForAsking(peer.getId()) && asking.add(peer.getId())) ask(peer);
             }
-        stateMachine.allowWriteCalls(all);
+        stateMachine.allowWriteCalls(groups);
+        stateMachine.allowAnswersAsSent(groups && asSent);
     }
 
     private boolean dueForAsking(RaftPeerId member) {
@@ -80,7 +87,8 @@ final class EntryFormats implements AutoCloseable {
         try {
             probes.execute(() -> {
                 try {
-                    if (answersAsThisVersion(peer)) applyWriteCalls.add(peer.getId());
+                    byte[] answer = probe(peer);
+                    if (answer != null) answers.put(peer.getId(), answer);
                 } finally {
                     asking.remove(peer.getId());
                 }
@@ -90,12 +98,13 @@ final class EntryFormats implements AutoCloseable {
         }
     }
 
-    private boolean answersAsThisVersion(RaftPeer peer) {
+    /** The member's answer to the probe, or null: down, or an earlier version that refused it (asked again after ASK_EVERY_NANOS). */
+    private byte[] probe(RaftPeer peer) {
         try (RaftClient direct = kv.newClient(List.of(peer), RetryPolicies.noRetry(), ANSWER_WITHIN_MILLIS)) {
             RaftClientReply reply = direct.io().sendStaleRead(Message.valueOf(ByteString.copyFrom(EntryCodec.FORMAT_PROBE)), 0, peer.getId());
-            return reply.isSuccess() && EntryCodec.appliesWriteCalls(reply.getMessage().getContent().toByteArray());
+            return reply.isSuccess() ? reply.getMessage().getContent().toByteArray() : null;
         } catch (Exception e) {
-            return false; // down, or an earlier version that refused the probe: asked again after ASK_EVERY_NANOS
+            return null;
         }
     }
 

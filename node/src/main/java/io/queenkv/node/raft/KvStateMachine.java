@@ -48,6 +48,7 @@ import io.queenkv.node.kv.EntryCodec;
 import io.queenkv.node.kv.KvEngine;
 import io.queenkv.node.kv.Op;
 import io.queenkv.node.kv.Outcome;
+import io.queenkv.node.kv.AnswerForm;
 import io.queenkv.node.kv.OutcomeCodec;
 import io.queenkv.node.kv.Settings;
 import io.queenkv.node.kv.SnapshotCodec;
@@ -82,6 +83,7 @@ final class KvStateMachine extends BaseStateMachine {
     /** The last instant this node stamped as leader; stamps never go backwards. */
     private long lastStamp;
     private volatile boolean writeCallsAllowed;
+    private volatile boolean answersAsSentAllowed;
 
     KvStateMachine(Settings seed, LongSupplier clockMicros) {
         this.seed = seed;
@@ -190,10 +192,12 @@ final class KvStateMachine extends BaseStateMachine {
             lastStamp = Math.max(Math.max(lastStamp, applied), clockMicros.getAsLong());
             instant = lastStamp;
         }
+        byte[] stamped = EntryCodec.stampInstant(data, instant);
+        if (EntryCodec.isGroup(stamped) && answersAsSentAllowed) EntryCodec.answeredAsSent(stamped);
         return TransactionContext.newBuilder()
                 .setStateMachine(this)
                 .setClientRequest(request)
-                .setLogData(ByteString.copyFrom(EntryCodec.stampInstant(data, instant)))
+                .setLogData(ByteString.copyFrom(stamped))
                 .build();
     }
 
@@ -245,7 +249,7 @@ final class KvStateMachine extends BaseStateMachine {
         try {
             for (Entry.WriteCall call : group.calls()) {
                 try {
-                    outcomes.add(Optional.of(engine.apply(log.getIndex(), call)));
+                    outcomes.add(Optional.of(engine.apply(log.getIndex(), call, group.answers())));
                 } catch (RuntimeException failed) {
                     LOG.error("skipping a call of log entry {} (term {}): applying it failed", log.getIndex(), log.getTerm(), failed);
                     outcomes.add(Optional.empty());
@@ -255,7 +259,7 @@ final class KvStateMachine extends BaseStateMachine {
             updateLastAppliedTermIndex(log.getTerm(), log.getIndex());
             lock.writeLock().unlock();
         }
-        return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(OutcomeCodec.encodeEach(outcomes))));
+        return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(OutcomeCodec.encodeEach(outcomes, group.calls(), group.answers()))));
     }
 
     /**
@@ -268,6 +272,19 @@ final class KvStateMachine extends BaseStateMachine {
 
     boolean writeCallsAllowed() {
         return writeCallsAllowed;
+    }
+
+    /**
+     * Whether this node, as leader, marks {@link Entry.WriteCalls} entries to be answered {@link AnswerForm#AS_SENT} (replies
+     * and idempotency records without the values the calls sent): only once every member of the group showed it reads
+     * that form ({@link EntryFormats}).
+     */
+    void allowAnswersAsSent(boolean allowed) {
+        answersAsSentAllowed = allowed;
+    }
+
+    boolean answersAsSentAllowed() {
+        return answersAsSentAllowed;
     }
 
     /** Reads the local state now; linearizable only after a ReadIndex barrier ({@link ReadBarrier}). */

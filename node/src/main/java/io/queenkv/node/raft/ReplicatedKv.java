@@ -405,8 +405,8 @@ public final class ReplicatedKv implements AutoCloseable {
         }
         List<Optional<Outcome>> each;
         try {
-            each = OutcomeCodec.decodeEach(reply.getMessage().getContent().toByteArray());
-            if (each.size() != group.size()) throw new IllegalStateException(each.size() + " outcomes for " + group.size() + " calls");
+            each = OutcomeCodec.decodeEach(reply.getMessage().getContent().toByteArray(),
+                    group.stream().map(GroupCommit.Pending::call).toList());
         } catch (RuntimeException e) {
             LOG.error("the reply to a group of write calls does not decode", e);
             for (GroupCommit.Pending p : group) p.outcome().completeExceptionally(new Refusal(Reason.KV_RETRY, "the leader's reply could not be read; see the node's log"));
@@ -563,6 +563,11 @@ public final class ReplicatedKv implements AutoCloseable {
     /** Whether this node, as leader, takes grouped write calls into the log ({@link EntryFormats}). */
     public boolean groupsAllowedAsLeader() {
         return isLeader() && stateMachine.writeCallsAllowed();
+    }
+
+    /** Whether this node, as leader, has grouped entries answered as sent ({@link io.queenkv.node.kv.AnswerForm#AS_SENT}). */
+    public boolean answersAsSentAsLeader() {
+        return isLeader() && stateMachine.answersAsSentAllowed();
     }
 
     private static Refusal tooManyCalls() {

@@ -77,7 +77,8 @@ class CodecTest {
                 new Entry.WriteCall(0, OTHER_TENANT, "idem-" + EMOJI, "fingerprint", List.of(put("a", "1"))),
                 new Entry.WriteCall(Long.MAX_VALUE, TENANT, "k", "f", List.of()),
                 new Entry.WriteCalls(T0, List.of(new Entry.WriteCall(0, TENANT, null, null, everyOp()),
-                        new Entry.WriteCall(7, OTHER_TENANT, "idem", "fingerprint", List.of(put("a", "1"))))),
+                        new Entry.WriteCall(7, OTHER_TENANT, "idem", "fingerprint", List.of(put("a", "1")))), AnswerForm.FULL),
+                new Entry.WriteCalls(T0, List.of(new Entry.WriteCall(0, TENANT, "i", "f", List.of(put("a", "1")))), AnswerForm.AS_SENT),
                 new Entry.Sweep(T0, 500),
                 new Entry.Sweep(T0 + 1, 0),
                 new Entry.ChangeSettings(T0, Settings.DEFAULTS),
@@ -153,8 +154,15 @@ class CodecTest {
             Entry.WriteCall second = new Entry.WriteCall(T0 + 5, OTHER_TENANT, "idem", "f", everyOp());
             byte[] grouped = EntryCodec.group(List.of(EntryCodec.encode(first), EntryCodec.encode(second)));
             // The calls take the entry's instant, which the leader stamps.
-            assertThat(EntryCodec.decode(grouped)).isEqualTo(new Entry.WriteCalls(0, List.of(first.withInstant(0), second.withInstant(0))));
-            assertThat(grouped).isEqualTo(EntryCodec.encode(new Entry.WriteCalls(0, List.of(first, second))));
+            Entry.WriteCalls full = new Entry.WriteCalls(0, List.of(first.withInstant(0), second.withInstant(0)), AnswerForm.FULL);
+            assertThat(EntryCodec.decode(grouped)).isEqualTo(full);
+            assertThat(grouped).isEqualTo(EntryCodec.encode(new Entry.WriteCalls(0, List.of(first, second), AnswerForm.FULL)));
+            // The leader marks a group to be answered as sent by its kind alone.
+            assertThat(EntryCodec.isGroup(grouped)).isTrue();
+            assertThat(EntryCodec.decode(EntryCodec.answeredAsSent(grouped.clone())))
+                    .isEqualTo(new Entry.WriteCalls(0, full.calls(), AnswerForm.AS_SENT));
+            assertThat(EntryCodec.isGroup(EntryCodec.encode(first))).isFalse();
+            assertThatThrownBy(() -> EntryCodec.answeredAsSent(EntryCodec.encode(first))).isInstanceOf(IllegalArgumentException.class);
             assertThatThrownBy(() -> EntryCodec.group(List.of(EntryCodec.encode(new Entry.Sweep(T0, 1)))))
                     .isInstanceOf(IllegalArgumentException.class);
         }
@@ -169,6 +177,10 @@ class CodecTest {
             assertThatThrownBy(() -> EntryCodec.decodeQuery(EntryCodec.FORMAT_PROBE)).isInstanceOf(java.io.UncheckedIOException.class);
             assertThat(EntryCodec.isFormatProbe(EntryCodec.encodeQuery(new EntryCodec.ReadQuery(TENANT, List.of(get("k")))))).isFalse();
             assertThat(EntryCodec.appliesWriteCalls(EntryCodec.FORMAT_PROBE_ANSWER)).isTrue();
+            assertThat(EntryCodec.answersAsSent(EntryCodec.FORMAT_PROBE_ANSWER)).isTrue();
+            byte[] previousVersion = {EntryCodec.FORMAT_VERSION, 5}; // what the version before answers-as-sent answers
+            assertThat(EntryCodec.appliesWriteCalls(previousVersion)).isTrue();
+            assertThat(EntryCodec.answersAsSent(previousVersion)).isFalse();
             assertThat(EntryCodec.appliesWriteCalls(OutcomeCodec.encode(new Completed(List.of())))).isFalse();
         }
 
@@ -229,9 +241,13 @@ class CodecTest {
             List<java.util.Optional<Outcome>> each = new ArrayList<>();
             for (Outcome outcome : everyOutcome()) each.add(java.util.Optional.of(outcome));
             each.add(1, java.util.Optional.empty());
-            assertThat(OutcomeCodec.decodeEach(OutcomeCodec.encodeEach(each))).isEqualTo(each);
-            byte[] longer = java.util.Arrays.copyOf(OutcomeCodec.encodeEach(each), OutcomeCodec.encodeEach(each).length + 1);
-            assertThatThrownBy(() -> OutcomeCodec.decodeEach(longer)).isInstanceOf(java.io.UncheckedIOException.class);
+            List<Entry.WriteCall> calls = each.stream().map(o -> new Entry.WriteCall(0, TENANT, null, null, everyOp())).toList();
+            byte[] encoded = OutcomeCodec.encodeEach(each, calls, AnswerForm.FULL);
+            assertThat(OutcomeCodec.decodeEach(encoded, calls)).isEqualTo(each);
+            byte[] longer = java.util.Arrays.copyOf(encoded, encoded.length + 1);
+            assertThatThrownBy(() -> OutcomeCodec.decodeEach(longer, calls)).isInstanceOf(java.io.UncheckedIOException.class);
+            assertThatThrownBy(() -> OutcomeCodec.decodeEach(encoded, calls.subList(1, calls.size()))).as("one outcome per call")
+                    .isInstanceOf(java.io.UncheckedIOException.class);
         }
 
         @Test
@@ -244,6 +260,38 @@ class CodecTest {
             Outcome failed = engine.apply(2, new Entry.WriteCall(T0, TENANT, null, null, List.of(required(check("a", 9)))));
             assertThat(failed).isInstanceOf(PreconditionFailed.class);
             assertThat(OutcomeCodec.decode(OutcomeCodec.encode(failed))).isEqualTo(failed);
+        }
+
+        /**
+         * As sent, an answer leaves out what its call holds (op names, keys, a put's value) and decodes, with the call's ops
+         * (or equal ones: a retry's), to the very answer in full; without them it is refused.
+         */
+        @Test
+        void engineAnswersRoundTripAsSentWithTheirCallsOps() {
+            KvEngine engine = new KvEngine(Settings.DEFAULTS);
+            String big = "\"" + "v".repeat(4096) + "\"";
+            engine.apply(1, new Entry.WriteCall(T0, TENANT, null, null, List.of(put("old", "\"was\""), put("cas", "1"), put("s", "\"x\""))));
+            List<Op> ops = List.of(put("a", big, ttl(3)), Kv.putIfAbsent("b", big, FOREVER), Kv.putIfAbsent("old", big, FOREVER),
+                    incr("c", "0.25"), Kv.delete("old"), Kv.delete("never"), check("zz", 0), check("cas", 9), getMany("a", "c", "z"),
+                    getPrefix("a", null, 1, true), get("b"), Kv.delete("s", 0L), put("d", "null"));
+            Outcome written = engine.apply(2, new Entry.WriteCall(T0, TENANT, null, null, ops));
+            byte[] full = OutcomeCodec.encode(written), asSent = OutcomeCodec.encode(written, ops);
+
+            assertThat(OutcomeCodec.isAsSent(asSent)).isTrue();
+            assertThat(OutcomeCodec.isAsSent(full)).isFalse();
+            List<Op> equalOps = EntryCodec.decodeQuery(EntryCodec.encodeQuery(new EntryCodec.ReadQuery(TENANT, ops))).ops();
+            assertThat(OutcomeCodec.decode(asSent, equalOps)).isEqualTo(written);
+            assertThat(OutcomeCodec.decode(asSent, ops)).isEqualTo(written);
+            assertThat(OutcomeCodec.decode(full, ops)).as("the full form reads either way").isEqualTo(written);
+            // In full, two applied puts, a get and a getMany carry the big value; as sent only the reads do.
+            assertThat(full.length).isGreaterThan(4 * 4096);
+            assertThat(asSent.length).isBetween(2 * 4096, 3 * 4096);
+            assertThatThrownBy(() -> OutcomeCodec.decode(asSent)).isInstanceOf(java.io.UncheckedIOException.class);
+            assertThatThrownBy(() -> OutcomeCodec.decode(asSent, List.of(get("a")))).as("ops that are not the call's")
+                    .isInstanceOf(java.io.UncheckedIOException.class);
+            assertThatThrownBy(() -> OutcomeCodec.encode(written, List.of(get("a")))).isInstanceOf(RuntimeException.class);
+            for (Outcome outcome : everyOutcome())
+                if (!(outcome instanceof Completed)) assertThat(OutcomeCodec.decode(OutcomeCodec.encode(outcome, ops), ops)).isEqualTo(outcome);
         }
     }
 
@@ -318,6 +366,31 @@ class CodecTest {
             List<Op> bigReads = List.of(get("big0"), get("big2"), get("small1999"));
             assertThat(restored.read(TENANT, bigReads, T0 + 5 * SEC)).isEqualTo(original.read(TENANT, bigReads, T0 + 5 * SEC));
             assertThat(snapshot(restored)).isEqualTo(bytes);
+        }
+
+        /**
+         * Answers recorded as sent (the leader marks grouped entries so once every member reads them) make the snapshot
+         * format 2, which copies each record by its length; without any, it stays format 1, which earlier versions read.
+         * A retry replays the recorded answer with its own (equal) ops, before and after the round trip.
+         */
+        @Test
+        void answersRecordedAsSentRoundTripInFormatTwoAndReplayWithTheRetrysOps() throws IOException {
+            KvEngine original = populated();
+            assertThat(java.nio.ByteBuffer.wrap(snapshot(original)).getInt(4)).as("no answer as sent: format 1").isEqualTo(1);
+            String big = "\"" + "v".repeat(10_000) + "\"";
+            Entry.WriteCall call = new Entry.WriteCall(T0 + 5 * SEC, TENANT, "idem-big", "fp-big", List.of(put("big", big), incr("n", "1")));
+            Outcome first = original.apply(100, call, AnswerForm.AS_SENT);
+            byte[] bytes = snapshot(original);
+            assertThat(java.nio.ByteBuffer.wrap(bytes).getInt(4)).isEqualTo(2);
+            assertThat(bytes.length).as("the value once, in its row; not again in the record").isBetween(10_000, 20_000);
+
+            KvEngine restored = SnapshotCodec.read(new ByteArrayInputStream(bytes), seed);
+            assertSameAnswers(original, restored, T0 + 5 * SEC);
+            Entry.WriteCall retry = new Entry.WriteCall(T0 + 6 * SEC, TENANT, "idem-big", "fp-big",
+                    EntryCodec.decodeQuery(EntryCodec.encodeQuery(new EntryCodec.ReadQuery(TENANT, call.ops()))).ops());
+            assertThat(restored.apply(101, retry, AnswerForm.AS_SENT)).isEqualTo(first);
+            assertThat(original.apply(101, retry, AnswerForm.FULL)).isEqualTo(first);
+            assertThat(snapshot(restored)).isEqualTo(snapshot(original));
         }
 
         @Test

@@ -30,6 +30,7 @@ import org.apache.ratis.util.SizeInBytes;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.queenkv.node.kv.AnswerForm;
 import io.queenkv.node.kv.Entry;
 import io.queenkv.node.kv.EntryCodec;
 import io.queenkv.node.kv.Expiry;
@@ -151,15 +152,38 @@ class KvStateMachineTest {
         for (int i = 0; i < calls.size(); i++)
             expected.add(OutcomeCodec.decode(oneByOne.applyTransaction(committed(oneByOne, i + 1, EntryCodec.encode(calls.get(i)))).join().getContent().toByteArray()));
 
-        KvStateMachine grouped = new KvStateMachine(Settings.DEFAULTS, () -> T0);
-        Message reply = grouped.applyTransaction(committed(grouped, 1, EntryCodec.encode(new Entry.WriteCalls(T0, calls)))).join();
+        for (AnswerForm form : AnswerForm.values()) {
+            KvStateMachine grouped = new KvStateMachine(Settings.DEFAULTS, () -> T0);
+            Message reply = grouped.applyTransaction(committed(grouped, 1, EntryCodec.encode(new Entry.WriteCalls(T0, calls, form)))).join();
 
-        assertThat(OutcomeCodec.decodeEach(reply.getContent().toByteArray())).containsExactlyElementsOf(expected.stream().map(Optional::of).toList());
+            assertThat(OutcomeCodec.decodeEach(reply.getContent().toByteArray(), calls)).as(form.name())
+                    .containsExactlyElementsOf(expected.stream().map(Optional::of).toList());
+            List<Op> reads = List.of(new Op.Get("ns", "n", false), new Op.Get("ns", "k", false));
+            Outcome groupedRead = grouped.withEngine(e -> e.read("t", reads, T0));
+            assertThat(groupedRead).isEqualTo(oneByOne.withEngine(e -> e.read("t", reads, T0)));
+            assertThat(grouped.getLastAppliedTermIndex().getIndex()).isEqualTo(1);
+        }
         assertThat(expected.get(2)).isInstanceOf(Outcome.PreconditionFailed.class);
-        List<Op> reads = List.of(new Op.Get("ns", "n", false), new Op.Get("ns", "k", false));
-        Outcome groupedRead = grouped.withEngine(e -> e.read("t", reads, T0));
-        assertThat(groupedRead).isEqualTo(oneByOne.withEngine(e -> e.read("t", reads, T0)));
-        assertThat(grouped.getLastAppliedTermIndex().getIndex()).isEqualTo(1);
+    }
+
+    /** A put's reply as sent leaves out the value its call sent; the node that sent the call fills it back in. */
+    @Test
+    void aGroupAnsweredAsSentRepliesWithoutTheValuesItsCallsSent() {
+        String big = "\"" + "v".repeat(8192) + "\"";
+        List<Entry.WriteCall> calls = List.of(
+                new Entry.WriteCall(T0, "t", "a", "fa", List.of(new Op.Put("ns", "a", JsonValue.of(big), Expiry.FOREVER, null, false))),
+                new Entry.WriteCall(T0, "t", "b", "fb", List.of(new Op.Put("ns", "b", JsonValue.of(big), Expiry.FOREVER, null, false))));
+        int[] sizes = new int[2];
+        for (AnswerForm form : AnswerForm.values()) {
+            KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0);
+            byte[] reply = sm.applyTransaction(committed(sm, 1, EntryCodec.encode(new Entry.WriteCalls(T0, calls, form)))).join()
+                    .getContent().toByteArray();
+            sizes[form.ordinal()] = reply.length;
+            assertThat(OutcomeCodec.decodeEach(reply, calls)).allSatisfy(o -> assertThat(((Outcome.Completed) o.orElseThrow()).results())
+                    .singleElement().extracting(r -> ((Result.WriteResult) r).value()).isEqualTo(JsonValue.of(big)));
+        }
+        assertThat(sizes[AnswerForm.FULL.ordinal()]).isGreaterThan(2 * 8192);
+        assertThat(sizes[AnswerForm.AS_SENT.ordinal()]).isLessThan(100);
     }
 
     /** An earlier version would skip a grouped entry: the leader refuses one until every member showed it applies them. */
@@ -167,7 +191,8 @@ class KvStateMachineTest {
     void theLeaderTakesGroupsIntoTheLogOnlyOnceEveryMemberAppliesThem() throws IOException {
         KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0);
         byte[] group = EntryCodec.encode(new Entry.WriteCalls(0, List.of(
-                new Entry.WriteCall(0, "t", null, null, List.of(incr("a"))), new Entry.WriteCall(0, "t", null, null, List.of(incr("b"))))));
+                new Entry.WriteCall(0, "t", null, null, List.of(incr("a"))), new Entry.WriteCall(0, "t", null, null, List.of(incr("b")))),
+                AnswerForm.FULL));
         byte[] single = EntryCodec.encode(new Entry.WriteCall(0, "t", null, null, List.of(incr("a"))));
 
         assertThat(sm.startTransaction(proposal(group)).getException()).isNotNull();
@@ -175,7 +200,14 @@ class KvStateMachineTest {
         sm.allowWriteCalls(true);
         TransactionContext accepted = sm.startTransaction(proposal(group));
         assertThat(accepted.getException()).isNull();
-        assertThat(EntryCodec.decode(accepted.getStateMachineLogEntry().getLogData().toByteArray()).instant()).isEqualTo(T0);
+        Entry logged = EntryCodec.decode(accepted.getStateMachineLogEntry().getLogData().toByteArray());
+        assertThat(logged.instant()).isEqualTo(T0);
+        assertThat(((Entry.WriteCalls) logged).answers()).as("until every member reads answers as sent").isEqualTo(AnswerForm.FULL);
+        sm.allowAnswersAsSent(true);
+        logged = EntryCodec.decode(sm.startTransaction(proposal(group)).getStateMachineLogEntry().getLogData().toByteArray());
+        assertThat(((Entry.WriteCalls) logged).answers()).isEqualTo(AnswerForm.AS_SENT);
+        assertThat(EntryCodec.decode(sm.startTransaction(proposal(single)).getStateMachineLogEntry().getLogData().toByteArray()))
+                .as("a single call stays as it is").isInstanceOf(Entry.WriteCall.class);
 
         assertThat(sm.query(Message.valueOf(ByteString.copyFrom(EntryCodec.FORMAT_PROBE))).join().getContent().toByteArray())
                 .isEqualTo(EntryCodec.FORMAT_PROBE_ANSWER);
