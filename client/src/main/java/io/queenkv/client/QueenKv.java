@@ -264,14 +264,19 @@ public final class QueenKv implements AutoCloseable {
         }
 
         public Builder endpoint(URI url) {
+            endpoints.add(checkedEndpoint(url));
+            return this;
+        }
+
+        /** An http:// or https:// URL with a host, without trailing slashes; else IllegalArgumentException. */
+        static URI checkedEndpoint(URI url) {
             String scheme = url.getScheme();
             if (!"http".equalsIgnoreCase(scheme) && !"https".equalsIgnoreCase(scheme))
                 throw new IllegalArgumentException("an endpoint is an http:// or https:// URL, got " + url);
             if (url.getHost() == null) throw new IllegalArgumentException("an endpoint needs a host, got " + url);
             String s = url.toString();
             while (s.endsWith("/")) s = s.substring(0, s.length() - 1);
-            endpoints.add(URI.create(s));
-            return this;
+            return URI.create(s);
         }
 
         /** A bearer token, sent as {@code Authorization: Bearer <token>}. */
@@ -361,7 +366,7 @@ public final class QueenKv implements AutoCloseable {
             return new QueenKv(new QueenKvAsync(transport, wire, clock), http, owns);
         }
 
-        private static Duration positive(Duration d, String name) {
+        static Duration positive(Duration d, String name) {
             if (d == null || d.isNegative() || d.isZero()) throw new IllegalArgumentException(name + " must be positive");
             return d;
         }

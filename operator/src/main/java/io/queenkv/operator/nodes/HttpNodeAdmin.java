@@ -1,33 +1,27 @@
 package io.queenkv.operator.nodes;
 
-import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
-import javax.net.ssl.SSLException;
 
-import com.fasterxml.jackson.annotation.JsonInclude;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.json.JsonMapper;
 
 import io.fabric8.kubernetes.api.model.Secret;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.queenkv.client.QueenKvAdmin;
+import io.queenkv.client.QueenKvException;
+import io.queenkv.client.QueenKvRefusedException;
+import io.queenkv.client.QueenKvUnavailableException;
 import io.queenkv.operator.crd.AuthSpec;
 import io.queenkv.operator.crd.KvSettings;
 import io.queenkv.operator.crd.QueenKvCluster;
@@ -38,7 +32,7 @@ import io.queenkv.operator.model.TlsModel;
 import io.queenkv.operator.tls.ClusterTrust;
 
 /**
- * {@link NodeAdmin} over HTTP with the JDK client. A node is reached at its pod's stable DNS name
+ * {@link NodeAdmin} through the SDK's admin client ({@link QueenKvAdmin}), one node at a time. A node is reached at its pod's stable DNS name
  * ({@code <c>-<i>.<c>-peers.<ns>.svc:6632}) through an {@link AddressResolver} (the e2e harness maps
  * those names to loopback ports); when {@code spec.auth.adminTokenSecretRef} is set, every call carries
  * that Secret's token as a bearer token. With TLS on, calls go over HTTPS trusting only the cluster CA
@@ -57,10 +51,6 @@ public final class HttpNodeAdmin implements NodeAdmin {
         }
     }
 
-    static final ObjectMapper MAPPER = JsonMapper.builder()
-            .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false)
-            .serializationInclusion(JsonInclude.Include.NON_NULL)
-            .build();
     private static final Duration TOKEN_CACHE = Duration.ofSeconds(30);
 
     private final KubernetesClient kubernetes;
@@ -103,13 +93,15 @@ public final class HttpNodeAdmin implements NodeAdmin {
 
     @Override
     public ClusterView cluster(QueenKvCluster c, int ordinal) {
-        return parse(send(c, ordinal, "GET", "/api/v1/cluster", null, readTimeout, true), ClusterView.class, c, ordinal);
+        QueenKvAdmin.ClusterView v = call(c, ordinal, QueenKvAdmin::cluster);
+        return new ClusterView(v.nodeId(), v.role(), v.term(), v.leaderId(), members(v.members()), v.commitIndex(), v.appliedIndex(),
+                settings(v.settings()), v.settingsIndex(), v.readmitting());
     }
 
     @Override
     public boolean ready(QueenKvCluster c, int ordinal) {
         try {
-            return call(c, ordinal, "GET", "/readyz", null, readTimeout).statusCode() == 200;
+            return call(c, ordinal, QueenKvAdmin::ready);
         } catch (NodeAdminException e) {
             return false;
         }
@@ -117,88 +109,55 @@ public final class HttpNodeAdmin implements NodeAdmin {
 
     @Override
     public List<ClusterView.Member> addMember(QueenKvCluster c, int viaOrdinal, String id, String raftAddress, String httpAddress) {
-        Map<String, String> body = new LinkedHashMap<>();
-        body.put("id", id);
-        body.put("raftAddress", raftAddress);
-        body.put("httpAddress", httpAddress);
-        return members(send(c, viaOrdinal, "POST", "/api/v1/admin/members", body, adminTimeout, true), c, viaOrdinal);
+        return members(call(c, viaOrdinal, node -> node.addMember(id, raftAddress, httpAddress)));
     }
 
     @Override
     public List<ClusterView.Member> removeMember(QueenKvCluster c, int viaOrdinal, String id) {
-        return members(send(c, viaOrdinal, "DELETE", "/api/v1/admin/members/" + id, null, adminTimeout, true), c, viaOrdinal);
+        return members(call(c, viaOrdinal, node -> node.removeMember(id)));
     }
 
     @Override
     public String transferLeadership(QueenKvCluster c, int viaOrdinal, String to) {
-        Map<String, String> body = to == null ? Map.of() : Map.of("to", to);
-        JsonNode answer = parse(send(c, viaOrdinal, "POST", "/api/v1/admin/leadership", body, adminTimeout, true), JsonNode.class, c, viaOrdinal);
-        return answer.path("leaderId").isTextual() ? answer.path("leaderId").textValue() : null;
+        return call(c, viaOrdinal, node -> node.transferLeadership(to));
     }
 
     @Override
     public SettingsChange changeSettings(QueenKvCluster c, int viaOrdinal, KvSettings settings) {
-        JsonNode answer = parse(send(c, viaOrdinal, "PUT", "/api/v1/admin/settings", settings, adminTimeout, true), JsonNode.class, c, viaOrdinal);
+        QueenKvAdmin.SettingsChange change = call(c, viaOrdinal, node -> node.changeSettings(new QueenKvAdmin.Settings(settings.getMaxValueBytes(),
+                settings.getMaxKeysPerCall(), settings.getMaxOpsPerCall(), settings.getMaxBodyBytes(), settings.getWriteRate(), settings.getReadRate())));
+        return new SettingsChange(settings(change.settings()), change.settingsIndex());
+    }
+
+    private static List<ClusterView.Member> members(List<QueenKvAdmin.Member> members) {
+        return members.stream().map(m -> new ClusterView.Member(m.id(), m.raftAddress(), m.httpAddress(), m.role())).toList();
+    }
+
+    private static KvSettings settings(QueenKvAdmin.Settings s) {
+        if (s == null) return null;
+        return new KvSettings().maxValueBytes(s.maxValueBytes()).maxKeysPerCall(s.maxKeysPerCall()).maxOpsPerCall(s.maxOpsPerCall())
+                .maxBodyBytes(s.maxBodyBytes()).writeRate(s.writeRate()).readRate(s.readRate());
+    }
+
+    /**
+     * Runs one call of the SDK's admin client against node {@code ordinal}: its address from the resolver, the cluster's
+     * admin token, and the shared HTTP client that trusts the cluster's CA. What the SDK throws becomes a
+     * {@link NodeAdminException} naming the node (status 0 when nothing answered).
+     */
+    private <T> T call(QueenKvCluster c, int ordinal, Function<QueenKvAdmin, T> call) {
+        String key = clientKey(c);
+        HttpClient http = client(c, key);
+        QueenKvAdmin node = QueenKvAdmin.builder().endpoint(resolver.baseUri(Peers.node(c, ordinal))).token(adminToken(c)).httpClient(http)
+                .readTimeout(readTimeout).changeTimeout(adminTimeout).build();
         try {
-            return new SettingsChange(MAPPER.treeToValue(answer.path("settings"), KvSettings.class), answer.path("settingsIndex").asLong());
-        } catch (IOException e) {
-            throw new NodeAdminException(where(c, viaOrdinal) + ": unexpected settings answer: " + answer, 200, e);
-        }
-    }
-
-    private List<ClusterView.Member> members(String json, QueenKvCluster c, int ordinal) {
-        JsonNode answer = parse(json, JsonNode.class, c, ordinal);
-        return MAPPER.convertValue(answer.path("members"),
-                MAPPER.getTypeFactory().constructCollectionType(List.class, ClusterView.Member.class));
-    }
-
-    /** Sends a call and answers the body of a 2xx response; anything else throws. */
-    private String send(QueenKvCluster c, int ordinal, String method, String path, Object body, Duration timeout, boolean expect2xx) {
-        HttpResponse<String> response = call(c, ordinal, method, path, body, timeout);
-        if (expect2xx && response.statusCode() / 100 != 2)
-            throw new NodeAdminException(where(c, ordinal) + ": " + method + " " + path + " answered " + response.statusCode() + " "
-                    + abbreviate(response.body()), response.statusCode());
-        return response.body();
-    }
-
-    private HttpResponse<String> call(QueenKvCluster c, int ordinal, String method, String path, Object body, Duration timeout) {
-        URI base = resolver.baseUri(Peers.node(c, ordinal));
-        HttpRequest.Builder request = HttpRequest.newBuilder(base.resolve(path)).timeout(timeout).header("accept", "application/json");
-        String token = adminToken(c);
-        if (token != null) request.header("authorization", "Bearer " + token);
-        try {
-            if (body == null) request.method(method, HttpRequest.BodyPublishers.noBody());
-            else request.header("content-type", "application/json")
-                    .method(method, HttpRequest.BodyPublishers.ofString(MAPPER.writeValueAsString(body), StandardCharsets.UTF_8));
-            String key = clientKey(c);
-            HttpClient http = client(c, key);
-            try {
-                return http.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
-            } catch (IOException e) {
-                if (!(e instanceof HttpTimeoutException || e instanceof ConnectException)) clients.remove(key, http);
-                throw e;
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new NodeAdminException(where(c, ordinal) + ": interrupted", 0, e);
-        } catch (IOException e) {
-            throw new NodeAdminException(where(c, ordinal) + ": " + method + " " + path + " failed: " + describe(e), 0, e);
-        }
-    }
-
-    /** What went wrong, in words for a status message (the JDK client's exceptions often carry no message). */
-    static String describe(IOException e) {
-        if (e instanceof HttpTimeoutException) return "no answer in time";
-        if (e instanceof ConnectException) return "could not connect" + (e.getMessage() == null ? "" : " (" + e.getMessage() + ")");
-        if (e instanceof SSLException) return "TLS failed: " + e.getMessage();
-        return e.getMessage() == null || e.getMessage().isBlank() ? "the connection failed" : e.getMessage();
-    }
-
-    private <T> T parse(String json, Class<T> type, QueenKvCluster c, int ordinal) {
-        try {
-            return MAPPER.readValue(json, type);
-        } catch (IOException e) {
-            throw new NodeAdminException(where(c, ordinal) + ": unexpected answer " + abbreviate(json), 200, e);
+            return call.apply(node);
+        } catch (QueenKvRefusedException e) {
+            throw new NodeAdminException(where(c, ordinal) + ": " + e.getMessage(), e.status(), e);
+        } catch (QueenKvUnavailableException e) {
+            if (!e.reason().equals("timeout") && !(e.getCause() instanceof ConnectException)) clients.remove(key, http);
+            throw new NodeAdminException(where(c, ordinal) + ": " + e.getMessage(), 0, e);
+        } catch (QueenKvException e) {
+            throw new NodeAdminException(where(c, ordinal) + ": " + e.getMessage(), 0, e);
         }
     }
 
@@ -258,8 +217,4 @@ public final class HttpNodeAdmin implements NodeAdmin {
         return Model.name(c) + "/n" + ordinal;
     }
 
-    private static String abbreviate(String s) {
-        if (s == null) return "";
-        return s.length() <= 300 ? s : s.substring(0, 300) + "…";
-    }
 }
