@@ -210,8 +210,12 @@ public final class QueenKv implements AutoCloseable {
 
     @Override
     public void close() {
-        if (ownsHttp && http instanceof AutoCloseable closeable) {
-            // HttpClient is AutoCloseable from Java 21 on; before that its threads end when it is unreachable.
+        if (ownsHttp) close(http);
+    }
+
+    /** Closes an HttpClient the SDK made: AutoCloseable from Java 21 on; before that its threads end when it is unreachable. */
+    static void close(HttpClient http) {
+        if (http instanceof AutoCloseable closeable) {
             try {
                 closeable.close();
             } catch (Exception ignored) {

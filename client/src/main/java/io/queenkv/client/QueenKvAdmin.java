@@ -141,13 +141,7 @@ public final class QueenKvAdmin implements AutoCloseable {
 
     @Override
     public void close() {
-        if (ownsHttp && http instanceof AutoCloseable closeable) {
-            try {
-                closeable.close();
-            } catch (Exception ignored) {
-                // nothing to do
-            }
-        }
+        if (ownsHttp) QueenKv.close(http);
     }
 
     private List<Member> members(String method, String path, Object body) {

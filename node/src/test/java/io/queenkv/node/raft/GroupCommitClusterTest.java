@@ -42,11 +42,8 @@ class GroupCommitClusterTest {
 
     @Test
     void concurrentWritesGoInGroupsAndEachAnsweredOneCountsOnce() throws Exception {
-        nodes = LocalNode.startCluster(dir, 3, Map.of("QUEEN_KV_WRITE_RATE", "100000"));
-        LocalNode leader = LocalNode.awaitLeader(nodes);
-        LocalNode follower = nodes.stream().filter(n -> n != leader).findFirst().orElseThrow();
-        await("the leader to hear from every member").atMost(Duration.ofSeconds(30))
-                .until(() -> leader.node.replicated().groupsAllowedAsLeader());
+        LocalNode leader = startAndAwaitTheFormatProbes(), follower = aFollower(leader);
+        assertThat(leader.node.replicated().groupsAllowedAsLeader()).isTrue();
 
         int threads = 32, callsEach = 40;
         AtomicInteger keyedAnswered = new AtomicInteger(), plainAnswered = new AtomicInteger();
@@ -95,11 +92,7 @@ class GroupCommitClusterTest {
      */
     @Test
     void groupedPutsAnsweredAsSentEchoTheirValuesAndRetriesReplayThem() throws Exception {
-        nodes = LocalNode.startCluster(dir, 3, Map.of("QUEEN_KV_WRITE_RATE", "100000"));
-        LocalNode leader = LocalNode.awaitLeader(nodes);
-        LocalNode follower = nodes.stream().filter(n -> n != leader).findFirst().orElseThrow();
-        await("the leader to hear from every member").atMost(Duration.ofSeconds(30))
-                .until(() -> leader.node.replicated().answersAsSentAsLeader());
+        LocalNode leader = startAndAwaitTheFormatProbes(), follower = aFollower(leader);
         assertThat(leader.get("/metrics").body()).contains("queen_kv_raft_answers_as_sent 1.0");
 
         int threads = 16, callsEach = 20;
@@ -137,6 +130,18 @@ class GroupCommitClusterTest {
                 .as("the puts went in groups").isPositive();
     }
 
+    /** Three members; the leader, once every member answered its format probe as this version does. */
+    private LocalNode startAndAwaitTheFormatProbes() throws Exception {
+        nodes = LocalNode.startCluster(dir, 3, Map.of("QUEEN_KV_WRITE_RATE", "100000"));
+        LocalNode leader = LocalNode.awaitLeader(nodes);
+        await("the leader to hear from every member").atMost(Duration.ofSeconds(30))
+                .until(() -> leader.node.replicated().answersAsSentAsLeader());
+        return leader;
+    }
+
+    private LocalNode aFollower(LocalNode leader) {
+        return nodes.stream().filter(n -> n != leader).findFirst().orElseThrow();
+    }
 
     private static String incr(String key) {
         return "[{\"op\":\"incr\",\"ns\":\"g\",\"key\":\"" + key + "\",\"delta\":1,\"forever\":true}]";
