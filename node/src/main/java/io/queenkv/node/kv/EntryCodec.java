@@ -190,9 +190,7 @@ public final class EntryCodec {
      * leader's choice, made once every member reads that form. In place: the caller's copy ({@link #stampInstant} made it).
      */
     public static byte[] answeredAsSent(byte[] encodedGroup) {
-        if (encodedGroup.length <= KIND_OFFSET || encodedGroup[0] != FORMAT_VERSION
-                || (encodedGroup[KIND_OFFSET] != WRITE_CALLS && encodedGroup[KIND_OFFSET] != WRITE_CALLS_AS_SENT))
-            throw new IllegalArgumentException("not an encoded group of write calls");
+        if (!isGroup(encodedGroup) || encodedGroup[0] != FORMAT_VERSION) throw new IllegalArgumentException("not an encoded group of write calls");
         encodedGroup[KIND_OFFSET] = WRITE_CALLS_AS_SENT;
         return encodedGroup;
     }

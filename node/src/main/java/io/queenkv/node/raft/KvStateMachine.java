@@ -176,8 +176,9 @@ final class KvStateMachine extends BaseStateMachine {
     @Override
     public TransactionContext startTransaction(RaftClientRequest request) throws IOException {
         byte[] data = request.getMessage().getContent().toByteArray();
+        Entry entry;
         try {
-            Entry entry = EntryCodec.decode(data);
+            entry = EntryCodec.decode(data);
             if (entry instanceof Entry.WriteCalls && !writeCallsAllowed)
                 throw new IllegalStateException("a member of the group may not apply grouped write calls yet");
             CallRules.checkEntry(entry, withEngine(KvEngine::settings));
@@ -193,7 +194,7 @@ final class KvStateMachine extends BaseStateMachine {
             instant = lastStamp;
         }
         byte[] stamped = EntryCodec.stampInstant(data, instant);
-        if (EntryCodec.isGroup(stamped) && answersAsSentAllowed) EntryCodec.answeredAsSent(stamped);
+        if (entry instanceof Entry.WriteCalls && answersAsSentAllowed) EntryCodec.answeredAsSent(stamped);
         return TransactionContext.newBuilder()
                 .setStateMachine(this)
                 .setClientRequest(request)
