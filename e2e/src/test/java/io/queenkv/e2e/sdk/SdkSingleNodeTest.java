@@ -17,6 +17,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
@@ -307,6 +308,27 @@ class SdkSingleNodeTest {
         assertThat(((BatchResult.Completed) batch).<Order>get(1).value().status()).isEqualTo("shipped");
         CompletableFuture<GetResult<JsonNode>> refused = kv.async().get("BAD", "k");
         assertThat(refused).failsWithin(Duration.ofSeconds(20)).withThrowableThat().havingCause().isInstanceOf(QueenKvRefusedException.class);
+    }
+
+    @Test
+    void anExecutorOfTheCallersRunsTheClientsWorkAndCompletesAsyncCallsOnTheIoThread() throws Exception {
+        logs.watch(cluster);
+        AtomicInteger tasks = new AtomicInteger();
+        try (QueenKv direct = QueenKv.builder().endpoints(cluster.url("n1")).executor(task -> {
+            tasks.incrementAndGet();
+            task.run();
+        }).build()) {
+            List<CompletableFuture<String>> completedOn = IntStream.range(0, 32)
+                    .mapToObj(i -> direct.async().incr("direct", "n", 1, Lifetime.forever())
+                            .thenApply(r -> Thread.currentThread().getName()))
+                    .toList();
+            CompletableFuture.allOf(completedOn.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+            assertThat(direct.get("direct", "n").value().asLong()).isEqualTo(32);
+            assertThat(tasks.get()).isPositive();
+            // The JDK client's own pool names its threads "HttpClient-<n>-Worker-<m>"; none took part.
+            assertThat(completedOn.stream().map(CompletableFuture::join).distinct().toList())
+                    .allSatisfy(thread -> assertThat(thread).doesNotContain("Worker"));
+        }
     }
 
     @Test
