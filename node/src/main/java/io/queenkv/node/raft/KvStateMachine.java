@@ -84,11 +84,16 @@ final class KvStateMachine extends BaseStateMachine {
     private long lastStamp;
     private volatile boolean writeCallsAllowed;
     private volatile boolean answersAsSentAllowed;
+    private final SnapshotSchedule schedule;
+    /** An admin asked for a snapshot ({@link #requestSnapshot}): the next one Ratis asks for is written whatever the schedule says. */
+    private volatile boolean snapshotRequested;
 
-    KvStateMachine(Settings seed, LongSupplier clockMicros) {
+    /** @param snapshotEvery the fewest entries applied between two snapshots ({@link SnapshotSchedule}) */
+    KvStateMachine(Settings seed, LongSupplier clockMicros, long snapshotEvery) {
         this.seed = seed;
         this.clockMicros = clockMicros;
         this.engine = new KvEngine(seed);
+        this.schedule = new SnapshotSchedule(snapshotEvery);
     }
 
     @Override
@@ -210,6 +215,7 @@ final class KvStateMachine extends BaseStateMachine {
     @Override
     public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
         LogEntryProto log = trx.getLogEntry();
+        schedule.applied(log.getStateMachineLogEntry().getLogData().size());
         Entry entry;
         try {
             entry = EntryCodec.decode(log.getStateMachineLogEntry().getLogData().toByteArray());
@@ -316,6 +322,10 @@ final class KvStateMachine extends BaseStateMachine {
      * complete on disk: this answers the newest one, and while a write is under way it answers that
      * same index again (Ratis asks again on later applies and purges the log up to what it is told).
      * While paused for an install from the leader nothing is written.
+     *
+     * <p>Once a write completes, the next question is answered with its index and no new write
+     * starts until {@link SnapshotSchedule} says one is due: Ratis, told the older index all along,
+     * asks again at once, and starting another then wrote every snapshot twice.
      */
     @Override
     public long takeSnapshot() {
@@ -324,17 +334,26 @@ final class KvStateMachine extends BaseStateMachine {
             if (getLifeCycleState() != LifeCycle.State.RUNNING) return writtenIndex();
             KvEngine.Frozen state;
             TermIndex last;
+            long logBytes;
             lock.readLock().lock();
             try {
                 last = getLastAppliedTermIndex();
                 if (last == null || last.getIndex() < 0 || last.getIndex() <= writtenIndex()) return writtenIndex();
+                if (!snapshotRequested && !schedule.due(last.getIndex())) return writtenIndex();
+                snapshotRequested = false;
                 state = engine.freeze();
+                logBytes = schedule.appliedLogBytes();
             } finally {
                 lock.readLock().unlock();
             }
-            writing = snapshotWriter.submit(() -> write(state, last));
+            writing = snapshotWriter.submit(() -> write(state, last, logBytes));
             return writtenIndex();
         }
+    }
+
+    /** The next snapshot Ratis asks for is written now, whatever {@link SnapshotSchedule} says (an admin's request). */
+    void requestSnapshot() {
+        snapshotRequested = true;
     }
 
     /** The engine's state and the log index it is at, frozen together under the read lock. */
@@ -357,7 +376,7 @@ final class KvStateMachine extends BaseStateMachine {
         }
     }
 
-    private void write(KvEngine.Frozen state, TermIndex last) {
+    private void write(KvEngine.Frozen state, TermIndex last, long appliedLogBytes) {
         try {
             File file = storage.getSnapshotFile(last.getTerm(), last.getIndex());
             File temp = new File(file.getPath() + ".tmp");
@@ -371,6 +390,7 @@ final class KvStateMachine extends BaseStateMachine {
                 if (last.getIndex() > snapshotIndex) {
                     storage.updateLatestSnapshot(new SingleFileSnapshotInfo(new FileInfo(file.toPath(), md5), last));
                     snapshotIndex = last.getIndex();
+                    schedule.written(last.getIndex(), appliedLogBytes, file.length());
                 }
             }
             LOG.info("snapshot at log index {} written ({} keys)", last.getIndex(), state.keyCount());
@@ -419,6 +439,7 @@ final class KvStateMachine extends BaseStateMachine {
         }
         synchronized (snapshotWriter) {
             snapshotIndex = snapshot.getIndex();
+            schedule.loaded(snapshot.getIndex(), file.length());
         }
     }
 }

@@ -135,7 +135,7 @@ public final class ReplicatedKv implements AutoCloseable {
         this.groupId = RaftGroupId.valueOf(identity.groupUuid());
         this.rpcParameters = rpcParameters(tls);
         this.selfId = RaftPeerId.valueOf(config.nodeId());
-        this.stateMachine = new KvStateMachine(config.seedSettings(), clockMicros);
+        this.stateMachine = new KvStateMachine(config.seedSettings(), clockMicros, config.snapshotEveryEntries());
         this.server = RaftServer.newBuilder()
                 .setServerId(selfId)
                 .setGroup(RaftGroup.emptyGroup())
@@ -594,6 +594,11 @@ public final class ReplicatedKv implements AutoCloseable {
         }
         KvStateMachine.FrozenAt frozen = stateMachine.freeze();
         return new Backup(frozen.state(), frozen.index());
+    }
+
+    /** The next snapshot Ratis asks this node for is written whatever the schedule says ({@link ClusterAdmin#snapshot}). */
+    void requestSnapshot() {
+        stateMachine.requestSnapshot();
     }
 
     /** Reads local engine state (no barrier): status, metrics, the sweeper. */

@@ -51,7 +51,7 @@ class KvStateMachineTest {
 
     @Test
     void anUndecodableCommittedEntryIsSkippedAndTheNextOneApplies() {
-        KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0);
+        KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1);
         byte[] unknownKind = {EntryCodec.FORMAT_VERSION, 0, 0, 0, 0, 0, 0, 0, 1, 42, 0, 0};
 
         CompletableFuture<Message> skipped = sm.applyTransaction(committed(sm, 1, unknownKind));
@@ -75,7 +75,7 @@ class KvStateMachineTest {
      */
     @Test
     void aSnapshotLandingFromTheLeaderIsNotClaimedBeforeItIsLoaded(@TempDir Path dir) throws IOException {
-        KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0);
+        KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1);
         RaftStorage storage = initialized(sm, dir);
         for (long i = 1; i <= 3; i++) sm.applyTransaction(committed(sm, i, EntryCodec.encode(put("k" + i))));
 
@@ -91,7 +91,7 @@ class KvStateMachineTest {
 
     @Test
     void aSnapshotIsAnsweredOnceWrittenAndNeverAheadOfTheAppliedIndex(@TempDir Path dir) throws IOException {
-        KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0);
+        KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1);
         RaftStorage storage = initialized(sm, dir);
         for (long i = 1; i <= 3; i++) sm.applyTransaction(committed(sm, i, EntryCodec.encode(put("k" + i))));
         Files.writeString(new File(storage.getStorageDir().getStateMachineDir(), "snapshot.7_100").toPath(), "a stray file");
@@ -102,12 +102,79 @@ class KvStateMachineTest {
     }
 
     /**
+     * Ratis keeps asking while a snapshot is written in the background, as it is told the older index.
+     * Once the write is done, the next question gets its index and starts nothing: the next snapshot
+     * waits for {@code snapshotEvery} more entries (each snapshot was written twice).
+     */
+    @Test
+    void aWrittenSnapshotIsNotFollowedAtOnceByAnother(@TempDir Path dir) throws IOException {
+        KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0, 3);
+        RaftStorage storage = initialized(sm, dir);
+        for (long i = 1; i <= 3; i++) sm.applyTransaction(committed(sm, i, EntryCodec.encode(put("k" + i))));
+        sm.takeSnapshot();
+        await().atMost(Duration.ofSeconds(10)).until(() -> sm.takeSnapshot() == 3);
+
+        sm.applyTransaction(committed(sm, 4, EntryCodec.encode(put("k4"))));
+        assertThat(sm.takeSnapshot()).isEqualTo(3);
+        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2))
+                .untilAsserted(() -> assertThat(snapshotFiles(storage)).containsExactly("snapshot.1_3"));
+
+        for (long i = 5; i <= 6; i++) sm.applyTransaction(committed(sm, i, EntryCodec.encode(put("k" + i))));
+        sm.takeSnapshot();
+        await().atMost(Duration.ofSeconds(10)).until(() -> sm.takeSnapshot() == 6);
+        sm.close();
+    }
+
+    /**
+     * A snapshot rewrites the whole state: with a large state it waits until the log since the last
+     * one holds a quarter of that one's bytes, however many entries that takes. An admin's request
+     * is written at once.
+     */
+    @Test
+    void aLargeStateIsSnapshottedOnlyOnceTheLogHoldsAQuarterOfIt(@TempDir Path dir) throws IOException {
+        KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1);
+        RaftStorage storage = initialized(sm, dir);
+        long index = 0;
+        for (int i = 0; i < 400; i++) sm.applyTransaction(committed(sm, ++index, EntryCodec.encode(put("key-" + i))));
+        sm.takeSnapshot();
+        long first = index;
+        await().atMost(Duration.ofSeconds(10)).until(() -> sm.takeSnapshot() == first);
+        long snapshotBytes = new File(storage.getStorageDir().getStateMachineDir(), "snapshot.1_" + first).length();
+
+        long logBytes = 0;
+        while (true) {
+            byte[] entry = EntryCodec.encode(put("key-" + index % 400));
+            if ((logBytes + entry.length) * SnapshotSchedule.LOG_BYTES_PER_SNAPSHOT_BYTE_DIVISOR >= snapshotBytes) break;
+            sm.applyTransaction(committed(sm, ++index, entry));
+            logBytes += entry.length;
+            assertThat(sm.takeSnapshot()).as("after %d log bytes of a %d-byte snapshot", logBytes, snapshotBytes).isEqualTo(first);
+        }
+        assertThat(index - first).as("entries the log took to reach a quarter").isGreaterThan(10);
+        await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2))
+                .untilAsserted(() -> assertThat(snapshotFiles(storage)).containsExactly("snapshot.1_" + first));
+
+        sm.requestSnapshot();
+        long requested = index;
+        await().atMost(Duration.ofSeconds(10)).until(() -> sm.takeSnapshot() == requested);
+
+        for (int i = 0; i < 400; i++) sm.applyTransaction(committed(sm, ++index, EntryCodec.encode(put("key-" + i))));
+        long later = index;
+        await().atMost(Duration.ofSeconds(10)).until(() -> sm.takeSnapshot() == later);
+        sm.close();
+    }
+
+    private static List<String> snapshotFiles(RaftStorage storage) {
+        return java.util.Arrays.stream(storage.getStorageDir().getStateMachineDir().list())
+                .filter(f -> f.startsWith("snapshot.") && !f.endsWith(".md5")).sorted().toList();
+    }
+
+    /**
      * The node's client sends a forwarded write again when no answer came in time; a copy that
      * reaches a new leader before it applied the first is appended too. Both copies apply as one.
      */
     @Test
     void aForwardedWriteSentTwiceAppliesOnce() {
-        KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0);
+        KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1);
         Entry.WriteCall call = new Entry.WriteCall(T0, "t", null, null,
                 List.of(new Op.Incr("ns", "n", java.math.BigDecimal.ONE, null, null, Expiry.FOREVER, false)));
         byte[] forwarded = EntryCodec.encode(ReplicatedKv.forwardable(call));
@@ -147,13 +214,13 @@ class KvStateMachineTest {
                 new Entry.WriteCall(T0, "t", null, null, List.of(new Op.Put("ns", "k", JsonValue.of("2"), Expiry.FOREVER, 0L, true))),
                 new Entry.WriteCall(T0, "t", "step-1", "f1", List.of(incr("n"))),
                 new Entry.WriteCall(T0, "t", null, null, List.of(incr("n"))));
-        KvStateMachine oneByOne = new KvStateMachine(Settings.DEFAULTS, () -> T0);
+        KvStateMachine oneByOne = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1);
         List<Outcome> expected = new java.util.ArrayList<>();
         for (int i = 0; i < calls.size(); i++)
             expected.add(OutcomeCodec.decode(oneByOne.applyTransaction(committed(oneByOne, i + 1, EntryCodec.encode(calls.get(i)))).join().getContent().toByteArray()));
 
         for (AnswerForm form : AnswerForm.values()) {
-            KvStateMachine grouped = new KvStateMachine(Settings.DEFAULTS, () -> T0);
+            KvStateMachine grouped = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1);
             Message reply = grouped.applyTransaction(committed(grouped, 1, EntryCodec.encode(new Entry.WriteCalls(T0, calls, form)))).join();
 
             assertThat(OutcomeCodec.decodeEach(reply.getContent().toByteArray(), calls)).as(form.name())
@@ -175,7 +242,7 @@ class KvStateMachineTest {
                 new Entry.WriteCall(T0, "t", "b", "fb", List.of(new Op.Put("ns", "b", JsonValue.of(big), Expiry.FOREVER, null, false))));
         int[] sizes = new int[2];
         for (AnswerForm form : AnswerForm.values()) {
-            KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0);
+            KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1);
             byte[] reply = sm.applyTransaction(committed(sm, 1, EntryCodec.encode(new Entry.WriteCalls(T0, calls, form)))).join()
                     .getContent().toByteArray();
             sizes[form.ordinal()] = reply.length;
@@ -189,7 +256,7 @@ class KvStateMachineTest {
     /** An earlier version would skip a grouped entry: the leader refuses one until every member showed it applies them. */
     @Test
     void theLeaderTakesGroupsIntoTheLogOnlyOnceEveryMemberAppliesThem() throws IOException {
-        KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0);
+        KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1);
         byte[] group = EntryCodec.encode(new Entry.WriteCalls(0, List.of(
                 new Entry.WriteCall(0, "t", null, null, List.of(incr("a"))), new Entry.WriteCall(0, "t", null, null, List.of(incr("b")))),
                 AnswerForm.FULL));
