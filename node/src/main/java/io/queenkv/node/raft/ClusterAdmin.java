@@ -244,7 +244,7 @@ public final class ClusterAdmin {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(SNAPSHOT_TIMEOUT_MS);
         while (true) {
             // A creation gap of 1: snapshot whenever anything was applied since the last one.
-            kv.requestSnapshot();
+            kv.requestSnapshot(applied);
             ReplicatedKv.call(() -> kv.client().getSnapshotManagementApi(kv.selfId()).create(1, TIMEOUT_MS));
             var latest = kv.division().getStateMachine().getLatestSnapshot();
             long index = latest == null ? 0 : latest.getIndex();

@@ -85,8 +85,8 @@ final class KvStateMachine extends BaseStateMachine {
     private volatile boolean writeCallsAllowed;
     private volatile boolean answersAsSentAllowed;
     private final SnapshotSchedule schedule;
-    /** An admin asked for a snapshot ({@link #requestSnapshot}): the next one Ratis asks for is written whatever the schedule says. */
-    private volatile boolean snapshotRequested;
+    /** An admin asked for a snapshot of at least this index ({@link #requestSnapshot}); -1 when none was asked for. */
+    private volatile long snapshotRequestedAt = -1;
 
     /** @param snapshotEvery the fewest entries applied between two snapshots ({@link SnapshotSchedule}) */
     KvStateMachine(Settings seed, LongSupplier clockMicros, long snapshotEvery) {
@@ -339,8 +339,8 @@ final class KvStateMachine extends BaseStateMachine {
             try {
                 last = getLastAppliedTermIndex();
                 if (last == null || last.getIndex() < 0 || last.getIndex() <= writtenIndex()) return writtenIndex();
-                if (!snapshotRequested && !schedule.due(last.getIndex())) return writtenIndex();
-                snapshotRequested = false;
+                boolean requested = snapshotRequestedAt > writtenIndex();
+                if (!requested && !schedule.due(last.getIndex())) return writtenIndex();
                 state = engine.freeze();
                 logBytes = schedule.appliedLogBytes();
             } finally {
@@ -351,9 +351,13 @@ final class KvStateMachine extends BaseStateMachine {
         }
     }
 
-    /** The next snapshot Ratis asks for is written now, whatever {@link SnapshotSchedule} says (an admin's request). */
-    void requestSnapshot() {
-        snapshotRequested = true;
+    /**
+     * Until a snapshot of at least {@code index} is written, one is written whenever Ratis asks,
+     * whatever {@link SnapshotSchedule} says (an admin's request). Asking again for the same index
+     * while its snapshot is being written starts no second one.
+     */
+    void requestSnapshot(long index) {
+        snapshotRequestedAt = Math.max(snapshotRequestedAt, index);
     }
 
     /** The engine's state and the log index it is at, frozen together under the read lock. */

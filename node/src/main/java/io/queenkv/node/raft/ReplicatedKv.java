@@ -596,9 +596,9 @@ public final class ReplicatedKv implements AutoCloseable {
         return new Backup(frozen.state(), frozen.index());
     }
 
-    /** The next snapshot Ratis asks this node for is written whatever the schedule says ({@link ClusterAdmin#snapshot}). */
-    void requestSnapshot() {
-        stateMachine.requestSnapshot();
+    /** Until a snapshot of at least {@code index} is written, one is written whenever Ratis asks ({@link ClusterAdmin#snapshot}). */
+    void requestSnapshot(long index) {
+        stateMachine.requestSnapshot(index);
     }
 
     /** Reads local engine state (no barrier): status, metrics, the sweeper. */

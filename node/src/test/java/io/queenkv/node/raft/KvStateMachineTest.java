@@ -153,9 +153,15 @@ class KvStateMachineTest {
         await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2))
                 .untilAsserted(() -> assertThat(snapshotFiles(storage)).containsExactly("snapshot.1_" + first));
 
-        sm.requestSnapshot();
         long requested = index;
+        sm.requestSnapshot(requested);
+        sm.takeSnapshot();
+        sm.requestSnapshot(requested); // asked again while it is written: no second snapshot
         await().atMost(Duration.ofSeconds(10)).until(() -> sm.takeSnapshot() == requested);
+        sm.applyTransaction(committed(sm, ++index, EntryCodec.encode(put("key-0"))));
+        assertThat(sm.takeSnapshot()).as("the request was met").isEqualTo(requested);
+        await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2))
+                .untilAsserted(() -> assertThat(snapshotFiles(storage)).containsExactlyInAnyOrder("snapshot.1_" + first, "snapshot.1_" + requested));
 
         for (int i = 0; i < 400; i++) sm.applyTransaction(committed(sm, ++index, EntryCodec.encode(put("key-" + i))));
         long later = index;
