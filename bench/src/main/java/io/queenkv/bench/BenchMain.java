@@ -240,10 +240,16 @@ public final class BenchMain {
         System.out.printf(Locale.ROOT, "  RSS of the 3 members %.0f MiB%n", rss / (1024.0 * 1024.0));
 
         SnapshotWindow snapshot;
+        Measurement held;
         Workload puts = driver.workload(WorkloadSpec.PUT_64, WorkloadSpec.PUT_64.inFlight()).orElseThrow();
         try (LoadGenerator generator = LoadGenerator.start(puts, WorkloadSpec.PUT_64.inFlight())) {
             LoadGenerator.sleep(options.ramp());
             generator.takeWindow();
+            // Long enough for the snapshots a node takes on its own under writes to come due.
+            LoadGenerator.sleep(options.loadedPuts());
+            held = generator.takeWindow();
+            System.out.printf(Locale.ROOT, "  puts held %d s: %.0f ops/s, p99 %.2f ms%n", options.loadedPuts().toSeconds(),
+                    held.opsPerSecond(), held.p99Millis());
             LoadGenerator.sleep(SETTLE);
             Measurement before = generator.takeWindow();
             Duration took = driver.snapshotOnLeader();
@@ -256,7 +262,7 @@ public final class BenchMain {
         int follower = (driver.leaderIndex() + 1) % cluster.members().size();
         Duration restart = cluster.restart(follower);
         System.out.printf(Locale.ROOT, "  %s restarted, ready after %.1f s%n", cluster.members().get(follower).name(), restart.toNanos() / 1e9);
-        return new LoadedClusterResult(options.keys(), load.toNanos() / 1e9, rss, restart.toNanos() / 1e9, snapshot);
+        return new LoadedClusterResult(options.keys(), load.toNanos() / 1e9, rss, restart.toNanos() / 1e9, snapshot, held);
     }
 
     private void write(BenchReport report) throws IOException {

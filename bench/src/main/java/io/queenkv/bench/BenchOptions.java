@@ -24,6 +24,7 @@ import io.queenkv.bench.load.WorkloadSpec;
  * @param coldStart      window measured in 5 s buckets right after a fresh cluster is ready
  * @param inFlightOverride when present, every workload runs with this many in flight instead of its own
  * @param keys           keys of 256 B loaded for the RSS, restart and snapshot measurements (0 skips them)
+ * @param loadedPuts     puts at 64 in flight held this long on the cluster holding the keys (snapshots come due meanwhile)
  * @param nodeHeap       -Xmx of each Queen KV node
  * @param nodeJvmOptions extra JVM options of each Queen KV node, after {@code -Xmx} (a later flag wins)
  * @param nodeJava       the java binary that runs the Queen KV nodes (bench/run picks the newest JDK 21+ it finds)
@@ -44,6 +45,7 @@ public record BenchOptions(
         Duration coldStart,
         Optional<Integer> inFlightOverride,
         int keys,
+        Duration loadedPuts,
         String nodeHeap,
         List<String> nodeJvmOptions,
         Path nodeJava,
@@ -66,6 +68,7 @@ public record BenchOptions(
                 parseDuration(prop("bench.coldStart", "60s")),
                 Optional.ofNullable(System.getProperty("bench.inflight")).map(Integer::parseInt),
                 Integer.parseInt(prop("bench.keys", "1000000").replace("_", "")),
+                parseDuration(prop("bench.loadedPuts", "60s")),
                 prop("bench.nodeHeap", "2g"),
                 Arrays.stream(prop("bench.nodeJvmOptions", "").split("\\s+")).filter(o -> !o.isEmpty()).toList(),
                 Path.of(prop("bench.nodeJava", Path.of(System.getProperty("java.home"), "bin", "java").toString())),

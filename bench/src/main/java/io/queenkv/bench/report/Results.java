@@ -17,7 +17,7 @@ public final class Results {
 
     /** The measurements on a cluster holding {@code keys} keys of 256 B. */
     public record LoadedClusterResult(int keys, double loadSeconds, long rssBytes, double restartToReadySeconds,
-                                      SnapshotWindow snapshot) {}
+                                      SnapshotWindow snapshot, Measurement heldPuts) {}
 
     /**
      * Everything measured on one system. {@code coldStart} holds the 5 s windows of puts right after a

@@ -73,20 +73,23 @@ public final class ResultsTables {
             String load = s.loadAverageBefore() <= 0 && s.loadAverageAfter() <= 0 ? "—" // not recorded
                     : String.format(Locale.ROOT, "%.0f → %.0f", s.loadAverageBefore(), s.loadAverageAfter());
             if (l == null) {
-                rows.add(List.of(s.system(), load, start, "—", "—", "—", "—", "—", "—", "—", coldBuckets));
+                rows.add(List.of(s.system(), load, start, "—", "—", "—", "—", "—", "—", "—", "—", "—", coldBuckets));
                 continue;
             }
             rows.add(List.of(s.system(), load, start,
                     String.format(Locale.ROOT, "%,d", l.keys()),
                     opsPerSecond(l.keys() / Math.max(l.loadSeconds(), 1e-9)),
                     String.format(Locale.ROOT, "%.0f MiB", l.rssBytes() / (1024.0 * 1024.0)),
+                    l.heldPuts() == null ? "—" : opsPerSecond(l.heldPuts().opsPerSecond()), // older reports have none
+                    l.heldPuts() == null ? "—" : millis(l.heldPuts().p99Millis()),
                     String.format(Locale.ROOT, "%.1f s", l.restartToReadySeconds()),
                     String.format(Locale.ROOT, "%.2f s", l.snapshot().snapshotSeconds()),
                     millis(l.snapshot().before().p99Millis()),
                     millis(l.snapshot().during().p99Millis()),
                     coldBuckets));
         }
-        return new Table(List.of("system", "machine load", "fresh start→ready", "keys", "load keys/s", "RSS of 3", "restart→ready", "snapshot",
+        return new Table(List.of("system", "machine load", "fresh start→ready", "keys", "load keys/s", "RSS of 3",
+                "puts held ops/s", "puts held p99", "restart→ready", "snapshot",
                 "put p99 before", "put p99 during snapshot", "put ops/s per 5 s after a cold start"), rows, true);
     }
 
