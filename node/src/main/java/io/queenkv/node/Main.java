@@ -17,6 +17,9 @@ public final class Main {
     static final int EXIT_START = 1, EXIT_CONFIG = 2, EXIT_DATA_DIR = 3;
 
     /** The JVM property that sizes the common pool; {@link #asyncPoolWithThreads()} sets it when not given. */
+    /** How long {@code --train} drives its cluster by default: long enough on two cores for the JIT to compile the hot paths. */
+    static final long TRAINING_SECONDS = 60;
+
     static final String COMMON_POOL_PARALLELISM = "java.util.concurrent.ForkJoinPool.common.parallelism";
 
     private Main() {}
@@ -26,6 +29,7 @@ public final class Main {
             switch (args[0]) {
                 case "--version" -> System.out.println("queen-kv-node " + NodeVersion.version() + " (Java " + NodeVersion.java() + ")");
                 case "--help", "-h" -> System.out.print(usage());
+                case "--train" -> System.exit(train(args));
                 default -> {
                     System.err.println("queen-kv: unknown argument " + args[0] + " (a node takes its settings from QUEEN_KV_* variables; see --help)");
                     System.exit(EXIT_CONFIG);
@@ -73,6 +77,29 @@ public final class Main {
         }, "queen-kv-shutdown"));
     }
 
+    /** {@code --train [seconds]}: see {@link Training}; exit code 0 when the training cluster answered calls. */
+    static int train(String[] args) throws Exception {
+        long seconds;
+        try {
+            seconds = args.length > 1 ? Long.parseLong(args[1]) : TRAINING_SECONDS;
+        } catch (NumberFormatException e) {
+            seconds = -1;
+        }
+        if (seconds < 1 || seconds > 3_600 || args.length > 2) {
+            System.err.println("queen-kv: --train takes one optional argument, the seconds to train (1 to 3600, default " + TRAINING_SECONDS + ")");
+            return EXIT_CONFIG;
+        }
+        asyncPoolWithThreads();
+        try {
+            Training.Counts calls = Training.run(java.time.Duration.ofSeconds(seconds));
+            System.out.println("queen-kv: trained for " + seconds + " s: " + calls.answered() + " calls answered, " + calls.refused() + " refused");
+            return 0;
+        } catch (IOException e) {
+            System.err.println("queen-kv: training failed: " + e.getMessage());
+            return EXIT_START;
+        }
+    }
+
     /**
      * Which of the node's ports another process holds, as the one line to print, or null. Checked
      * before the data dir is touched, so a node that cannot listen leaves nothing behind.
@@ -96,10 +123,13 @@ public final class Main {
     static String usage() {
         StringBuilder b = new StringBuilder();
         b.append("queen-kv-node ").append(NodeVersion.version()).append(": one node of a Queen KV cluster\n\n")
-                .append("usage: java -jar queen-kv-node.jar [--help | --version]\n\n")
+                .append("usage: java -jar queen-kv-node.jar [--help | --version | --train [seconds]]\n\n")
                 .append("A node takes no arguments: it reads QUEEN_KV_* environment variables, serves HTTP and Raft,\n")
                 .append("and stops cleanly on SIGTERM. Exit codes: 2 a bad setting, 3 a data dir of another cluster or\n")
-                .append("member, 1 any other start-up failure.\n\n")
+                .append("member, 1 any other start-up failure.\n")
+                .append("--train runs a three-node cluster in this JVM on loopback (temporary data) under a mix of calls\n")
+                .append("for that many seconds (default " + TRAINING_SECONDS + ") and exits; run with -XX:AOTCacheOutput=FILE on JDK 25+,\n")
+                .append("it leaves the ahead-of-time cache nodes start with -XX:AOTCache=FILE (README \"Java runtime\").\n\n")
                 .append("Identity and peers:\n");
         String[][] rows = {
                 {"QUEEN_KV_NODE_ID", "n1", "this member's id"},

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
@@ -68,21 +69,48 @@ class StartupTest {
         }
     }
 
+    /** --train drives a real three-node cluster in the process, exits 0, and leaves nothing in the temp dir. */
+    @Test
+    void trainingDrivesAClusterOfThreeAndLeavesNothingBehind(@TempDir Path tmp) throws Exception {
+        String out = run(Map.of(), 0, List.of("-Djava.io.tmpdir=" + tmp), "--train", "3");
+        java.util.regex.Matcher counts = java.util.regex.Pattern.compile("trained for 3 s: (\\d+) calls answered, (\\d+) refused").matcher(out);
+        assertThat(counts.find()).as(out).isTrue();
+        assertThat(Long.parseLong(counts.group(1))).isGreaterThan(100);
+        assertThat(Long.parseLong(counts.group(2))).isLessThanOrEqualTo(Long.parseLong(counts.group(1)) / 100);
+        try (var left = Files.list(tmp)) {
+            assertThat(left.filter(p -> p.getFileName().toString().startsWith("queen-kv-training"))).isEmpty();
+        }
+        assertThat(run(Map.of(), 2, "--train", "0")).contains("--train takes one optional argument, the seconds to train (1 to 3600");
+    }
+
     private static String startExpectingExit2(Map<String, String> env) throws Exception {
         return run(env, 2);
     }
 
     private static String run(Map<String, String> env, int exitCode, String... args) throws Exception {
+        return run(env, exitCode, List.of(), args);
+    }
+
+    private static String run(Map<String, String> env, int exitCode, List<String> jvmOptions, String... args) throws Exception {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> command = new java.util.ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path"), "io.queenkv.node.Main"));
+        List<String> command = new java.util.ArrayList<>(List.of(java));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.queenkv.node.Main"));
         command.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(command);
         pb.environment().putAll(env);
-        pb.redirectErrorStream(true);
-        Process p = pb.start();
-        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.exitValue()).as(out).isEqualTo(exitCode);
-        return out;
+        // Into a file, not a pipe: a process that prints more than a pipe holds would block on it.
+        Path output = Files.createTempFile("queen-kv-startup-test", ".out");
+        try {
+            pb.redirectErrorStream(true).redirectOutput(output.toFile());
+            Process p = pb.start();
+            if (!p.waitFor(120, TimeUnit.SECONDS)) p.destroyForcibly();
+            String out = Files.readString(output, StandardCharsets.UTF_8);
+            assertThat(p.isAlive()).as(out).isFalse();
+            assertThat(p.exitValue()).as(out).isEqualTo(exitCode);
+            return out;
+        } finally {
+            Files.deleteIfExists(output);
+        }
     }
 }
