@@ -15,6 +15,7 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.jar.JarFile;
 
+import io.queenkv.bench.cluster.AotCache;
 import io.queenkv.bench.cluster.Clusters;
 import io.queenkv.bench.cluster.LocalCluster;
 import io.queenkv.bench.driver.EtcdDriver;
@@ -48,6 +49,8 @@ import io.queenkv.bench.report.ResultsTables;
  */
 public final class BenchMain {
     private static final Duration COLD_START_BUCKET = Duration.ofSeconds(5);
+    /** As long as the node image's training run (docker/node.Dockerfile). */
+    private static final Duration AOT_TRAINING = Duration.ofSeconds(30);
     private static final Duration SETTLE = Duration.ofSeconds(5);
     private static final DateTimeFormatter STAMP = DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss").withZone(ZoneOffset.UTC);
 
@@ -94,7 +97,7 @@ public final class BenchMain {
             }
         }
 
-        BenchReport report = new BenchReport(started.toString(), Instant.now().toString(), machine(), settings(options),
+        BenchReport report = new BenchReport(started.toString(), Instant.now().toString(), machine(), bench.settings(),
                 systems, notes);
         bench.write(report);
     }
@@ -141,11 +144,29 @@ public final class BenchMain {
         return switch (kind) {
             case ETCD_34 -> Clusters.etcd(options.etcd34(), dir);
             case ETCD_36 -> Clusters.etcd(options.etcd36(), dir);
-            case QUEEN_KV -> Clusters.queenKv(nodeJarCopy(), options.nodeJava(), options.nodeHeap(), options.nodeJvmOptions(), dir);
+            case QUEEN_KV -> Clusters.queenKv(nodeJarCopy(), options.nodeJava(), options.nodeHeap(), nodeJvmOptions(), dir);
         };
     }
 
     private Path nodeJarCopy;
+    private List<String> nodeJvmOptions;
+
+    /**
+     * The nodes' JVM options: the AOT cache the node image ships, trained here from this run's jar
+     * (when {@code bench.nodeAot} and the nodes' JDK has it), then {@code bench.nodeJvmOptions}.
+     */
+    private List<String> nodeJvmOptions() {
+        if (nodeJvmOptions == null) {
+            List<String> all = new ArrayList<>();
+            if (options.nodeAot() && AotCache.featureRelease(javaVersion(options.nodeJava())) >= AotCache.FIRST_JDK) {
+                System.out.println("  training the nodes' AOT cache (" + AOT_TRAINING.toSeconds() + " s, as the node image does)");
+                all.add("-XX:AOTCache=" + AotCache.train(options.nodeJava(), nodeJarCopy(), AOT_TRAINING));
+            }
+            all.addAll(options.nodeJvmOptions());
+            nodeJvmOptions = List.copyOf(all);
+        }
+        return nodeJvmOptions;
+    }
 
     /**
      * A private copy of the node jar for this run, so a rebuild of node/ while the run goes on cannot
@@ -287,10 +308,12 @@ public final class BenchMain {
                 System.getProperty("os.version"), System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
     }
 
-    private static Settings settings(BenchOptions o) {
+    /** The run's settings; the nodes' JVM options as they were started (with the AOT cache when one was trained). */
+    private Settings settings() {
+        BenchOptions o = options;
         return new Settings(o.duration().toMillis() / 1000.0, o.ramp().toMillis() / 1000.0, o.warmup().toMillis() / 1000.0,
                 o.coldStart().toMillis() / 1000.0, o.inFlightOverride().orElse(null), o.keys(), o.nodeHeap(),
-                String.join(" ", o.nodeJvmOptions()), javaVersion(o.nodeJava()));
+                String.join(" ", nodeJvmOptions != null ? nodeJvmOptions : o.nodeJvmOptions()), javaVersion(o.nodeJava()));
     }
 
     /** The first line of {@code java -version} of the nodes' JVM, e.g. {@code openjdk version "25.0.3" 2026-04-21 LTS}. */

@@ -28,6 +28,7 @@ import io.queenkv.bench.load.WorkloadSpec;
  * @param nodeHeap       -Xmx of each Queen KV node
  * @param nodeJvmOptions extra JVM options of each Queen KV node, after {@code -Xmx} (a later flag wins)
  * @param nodeJava       the java binary that runs the Queen KV nodes (bench/run picks the newest JDK 21+ it finds)
+ * @param nodeAot        whether the nodes start with an AOT cache trained from the run's jar, as the node image's do (JDK 25+)
  * @param maxRun         the whole run is stopped (processes killed) after this long
  * @param etcd34         Debian's etcd binary
  * @param etcd36         the etcd built from the Go module proxy (absent file: that system is skipped)
@@ -49,6 +50,7 @@ public record BenchOptions(
         String nodeHeap,
         List<String> nodeJvmOptions,
         Path nodeJava,
+        boolean nodeAot,
         Duration maxRun,
         Path etcd34,
         Path etcd36,
@@ -72,6 +74,7 @@ public record BenchOptions(
                 prop("bench.nodeHeap", "2g"),
                 Arrays.stream(prop("bench.nodeJvmOptions", "").split("\\s+")).filter(o -> !o.isEmpty()).toList(),
                 Path.of(prop("bench.nodeJava", Path.of(System.getProperty("java.home"), "bin", "java").toString())),
+                Boolean.parseBoolean(prop("bench.nodeAot", "true")),
                 parseDuration(prop("bench.maxRun", "60m")),
                 Path.of(prop("bench.etcd34", "/usr/bin/etcd")),
                 Path.of(prop("bench.etcd36", benchDir.resolve("target/etcd-3.6").toString())),

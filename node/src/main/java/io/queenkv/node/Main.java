@@ -92,7 +92,8 @@ public final class Main {
         asyncPoolWithThreads();
         try {
             Training.Counts calls = Training.run(java.time.Duration.ofSeconds(seconds));
-            System.out.println("queen-kv: trained for " + seconds + " s: " + calls.answered() + " calls answered, " + calls.refused() + " refused");
+            System.out.println("queen-kv: trained for " + seconds + " s: " + calls.answered() + " calls answered, " + calls.refused() + " refused"
+                    + (calls.refused() == 0 ? "" : " (by status: " + calls.refusedByStatus() + ")"));
             return 0;
         } catch (IOException e) {
             System.err.println("queen-kv: training failed: " + e.getMessage());

@@ -44,11 +44,13 @@ final class Training {
     private final List<String> urls = new ArrayList<>();
     private final AtomicLong answered = new AtomicLong();
     private final AtomicLong refused = new AtomicLong();
+    /** Refusals by status (-1: no answer), for the message when there are too many. */
+    private final Map<Integer, AtomicLong> refusedByStatus = new java.util.concurrent.ConcurrentSkipListMap<>();
 
     private Training() {}
 
-    /** Calls answered 200, and calls refused or failed. */
-    record Counts(long answered, long refused) {}
+    /** Calls answered 200, and calls refused or failed, those by status (-1: no answer). */
+    record Counts(long answered, long refused, Map<Integer, Long> refusedByStatus) {}
 
     /**
      * Runs the training. Throws when the cluster could not be formed or refused more than one call in
@@ -62,7 +64,9 @@ final class Training {
             for (Map<String, String> env : t.membersEnv(dir)) nodes.add(new Node(NodeConfig.fromEnv(env)));
             t.awaitReady(Duration.ofMinutes(2));
             t.drive(duration);
-            return new Counts(t.answered.get(), t.refused.get());
+            Map<Integer, Long> byStatus = new java.util.TreeMap<>();
+            t.refusedByStatus.forEach((status, n) -> byStatus.put(status, n.get()));
+            return new Counts(t.answered.get(), t.refused.get(), byStatus);
         } finally {
             for (Node n : nodes) n.close();
             deleteTree(dir);
@@ -124,14 +128,19 @@ final class Training {
         }
         CompletableFuture.allOf(chains.toArray(CompletableFuture[]::new)).join();
         if (answered.get() == 0 || refused.get() > answered.get() / 100)
-            throw new IOException("the training cluster answered " + answered.get() + " calls and refused " + refused.get());
+            throw new IOException("the training cluster answered " + answered.get() + " calls and refused " + refused.get()
+                    + " (by status, -1 no answer: " + refusedByStatus + ")");
     }
 
     private CompletableFuture<Void> chain(int slot, long end) {
         if (System.nanoTime() > end) return CompletableFuture.completedFuture(null);
         return call(slot).handle((status, failure) -> {
-            if (failure == null && status == 200) answered.incrementAndGet();
-            else refused.incrementAndGet();
+            if (failure == null && status == 200) {
+                answered.incrementAndGet();
+            } else {
+                refused.incrementAndGet();
+                refusedByStatus.computeIfAbsent(failure == null ? status : -1, k -> new AtomicLong()).incrementAndGet();
+            }
             return null;
         }).thenCompose(ignored -> chain(slot, end));
     }
@@ -149,15 +158,21 @@ final class Training {
         if (pick < 70) return batch(base, "[{\"op\":\"incr\",\"ns\":\"" + NS + "\",\"key\":\"counter" + r.nextInt(4)
                 + "\",\"delta\":1,\"forever\":true}]", null);
         if (pick < 76) {
+            // Sixteen distinct keys (a call may not name a key twice).
+            int first = 16 * r.nextInt(1_000);
             StringBuilder b = new StringBuilder("[");
             for (int i = 0; i < 16; i++)
-                b.append(i == 0 ? "" : ",").append("{\"op\":\"put\",\"ns\":\"").append(NS).append("\",\"key\":\"b").append(r.nextInt(10_000))
+                b.append(i == 0 ? "" : ",").append("{\"op\":\"put\",\"ns\":\"").append(NS).append("\",\"key\":\"b").append(first + i)
                         .append("\",\"value\":").append(VALUE).append(",\"ttlSeconds\":600}");
             return batch(base, b.append("]").toString(), null);
         }
         if (pick < 82) return batch(base, "[{\"op\":\"getPrefix\",\"ns\":\"" + NS + "\",\"prefix\":\"k1\",\"limit\":100}]", null);
-        if (pick < 87) return batch(base, "{\"operations\":[{\"op\":\"put\",\"ns\":\"" + NS + "\",\"key\":\"" + key + "\",\"value\":{\"n\":"
-                + r.nextInt() + "},\"forever\":true},{\"op\":\"get\",\"ns\":\"" + NS + "\",\"key\":\"" + key + "\"}]}", "step-" + r.nextInt(1_000));
+        if (pick < 87) {
+            // A step's call, sent again now and then as a client retries it: the same key, the same call.
+            int step = r.nextInt(1_000);
+            return batch(base, "{\"operations\":[{\"op\":\"put\",\"ns\":\"" + NS + "\",\"key\":\"step" + step + "\",\"value\":{\"n\":"
+                    + step + "},\"forever\":true},{\"op\":\"get\",\"ns\":\"" + NS + "\",\"key\":\"step" + step + "\"}]}", "step-" + step);
+        }
         if (pick < 92) return sendAsync("DELETE", single, null, null);
         if (pick < 97) return batch(base, "[{\"op\":\"getMany\",\"ns\":\"" + NS + "\",\"keys\":[\"k1\",\"k2\",\"" + key + "\"]}]", null);
         return sendAsync("PUT", base + "/api/v1/kv/" + NS + "/large" + r.nextInt(16), "{\"value\":" + LARGE_VALUE + ",\"ttlSeconds\":600}", null);

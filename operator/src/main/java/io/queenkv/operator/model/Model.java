@@ -24,6 +24,8 @@ public final class Model {
     public static final String CONTAINER = "node";
     /** Where the node's image keeps the shaded jar ({@code node/target/queen-kv-node.jar}). */
     public static final String NODE_JAR = "/app/queen-kv-node.jar";
+    /** Where the node image keeps the JDK's ahead-of-time cache of {@link #NODE_JAR}, as {@code <first 16 hex of its SHA-256>.aot}. */
+    public static final String NODE_AOT_DIR = "/app/aot";
     public static final String DATA_VOLUME = "data";
     public static final String DATA_DIR = "/data";
     public static final String TMP_VOLUME = "tmp";

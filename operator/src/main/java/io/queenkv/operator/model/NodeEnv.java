@@ -69,12 +69,17 @@ public final class NodeEnv {
 
     /**
      * The container command's script. Exec'd so the JVM is PID 1's child-free replacement and gets
-     * SIGTERM directly (the node hands leadership away on SIGTERM).
+     * SIGTERM directly (the node hands leadership away on SIGTERM). The node image holds an
+     * ahead-of-time cache trained from its jar, named by the jar's SHA-256 (docker/node.Dockerfile):
+     * the JVM does not check that a cache matches the jar, so only the cache of this very jar is
+     * used, and JAVA_OPTS come after it (a user's own {@code -XX:AOTCache} wins).
      */
     public static String startScript(QueenKvCluster c) {
         return "export QUEEN_KV_NODE_ID=\"n${POD_NAME##*-}\"\n"
                 + "export QUEEN_KV_HOST=\"${POD_NAME}." + Names.peersService(Model.name(c)) + ".${POD_NAMESPACE}.svc\"\n"
-                + "exec java $JAVA_OPTS -jar " + Model.NODE_JAR + "\n";
+                + "aot=\"" + Model.NODE_AOT_DIR + "/$(sha256sum " + Model.NODE_JAR + " 2>/dev/null | cut -c1-16).aot\"\n"
+                + "[ -f \"$aot\" ] && set -- \"-XX:AOTCache=$aot\"\n"
+                + "exec java \"$@\" $JAVA_OPTS -jar " + Model.NODE_JAR + "\n";
     }
 
     /** The seed settings as {@code QUEEN_KV_*} variables, only those the spec sets, in a fixed order. */

@@ -23,11 +23,31 @@ class StartScriptTest {
 
     @Test
     void derivesNodeIdAndHostFromThePodName() throws IOException, InterruptedException {
+        String out = runStartScript(StatefulSetModel.container(cluster("orders-kv", "team-a", 3)).getCommand());
+        assertThat(out).isEqualTo("id=n12 host=orders-kv-12.orders-kv-peers.team-a.svc args=-Xmx1g -XX:+UseZGC -jar /app/queen-kv-node.jar");
+    }
+
+    /** The image's AOT cache is used only when it is named by the jar's own SHA-256 (the JVM would run a stale one). */
+    @Test
+    void usesTheAotCacheOfThisVeryJarOnly() throws Exception {
+        // The image's /app, here in the temp dir.
+        Path app = Files.createDirectories(dir.resolve("app"));
+        List<String> command = StatefulSetModel.container(cluster("orders-kv", "team-a", 3)).getCommand().stream()
+                .map(part -> part.replace("/app/", app + "/")).toList();
+        Path jar = Files.write(app.resolve("queen-kv-node.jar"), "the node jar".getBytes(StandardCharsets.UTF_8));
+        Path aotDir = Files.createDirectories(app.resolve("aot"));
+        Files.writeString(aotDir.resolve("0123456789abcdef.aot"), "the cache of another jar");
+        assertThat(runStartScript(command)).endsWith("args=-Xmx1g -XX:+UseZGC -jar " + jar);
+
+        String sha = java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(jar)));
+        Path cache = Files.writeString(aotDir.resolve(sha.substring(0, 16) + ".aot"), "the cache of this jar");
+        assertThat(runStartScript(command)).endsWith("args=-XX:AOTCache=" + cache + " -Xmx1g -XX:+UseZGC -jar " + jar);
+    }
+
+    private String runStartScript(List<String> command) throws IOException, InterruptedException {
         Path java = dir.resolve("java");
         Files.writeString(java, "#!/bin/sh\necho \"id=$QUEEN_KV_NODE_ID host=$QUEEN_KV_HOST args=$*\"\n");
         Files.setPosixFilePermissions(java, PosixFilePermissions.fromString("rwxr-xr-x"));
-
-        List<String> command = StatefulSetModel.container(cluster("orders-kv", "team-a", 3)).getCommand();
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
         pb.environment().put("PATH", dir + ":" + System.getenv("PATH"));
         pb.environment().put("POD_NAME", "orders-kv-12");
@@ -35,7 +55,7 @@ class StartScriptTest {
         pb.environment().put("JAVA_OPTS", "-Xmx1g -XX:+UseZGC");
         Process p = pb.start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-        assertThat(p.waitFor()).isZero();
-        assertThat(out).isEqualTo("id=n12 host=orders-kv-12.orders-kv-peers.team-a.svc args=-Xmx1g -XX:+UseZGC -jar /app/queen-kv-node.jar");
+        assertThat(p.waitFor()).as(out).isZero();
+        return out;
     }
 }

@@ -88,7 +88,7 @@ class StatefulSetModelTest {
             assertThat(c.getCommand().get(2))
                     .contains("export QUEEN_KV_NODE_ID=\"n${POD_NAME##*-}\"")
                     .contains("export QUEEN_KV_HOST=\"${POD_NAME}.kv-peers.${POD_NAMESPACE}.svc\"")
-                    .contains("exec java $JAVA_OPTS -jar /app/queen-kv-node.jar");
+                    .contains("exec java \"$@\" $JAVA_OPTS -jar /app/queen-kv-node.jar");
         }
 
         @Test
