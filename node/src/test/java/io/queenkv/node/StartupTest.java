@@ -48,7 +48,7 @@ class StartupTest {
         String version = run(env, 0, "--version");
         assertThat(version).matches("queen-kv-node \\d+\\.\\d+\\.\\d+\\S* \\(Java .+\\)\\R");
         String help = run(env, 0, "--help");
-        assertThat(help).contains("usage: java -jar queen-kv-node.jar").contains("QUEEN_KV_PEERS");
+        assertThat(help).contains("usage: java -jar queen-kv-node.jar").contains("QUEEN_KV_PEERS").contains("--train runs a three-node cluster");
         for (io.queenkv.node.kv.Setting s : io.queenkv.node.kv.Setting.values()) assertThat(help).contains(s.env);
         assertThat(run(env, 2, "--bogus")).contains("unknown argument --bogus");
         assertThat(dir.resolve("data")).doesNotExist();
