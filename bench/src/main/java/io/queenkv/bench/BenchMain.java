@@ -150,6 +150,7 @@ public final class BenchMain {
 
     private Path nodeJarCopy;
     private List<String> nodeJvmOptions;
+    private String nodeJavaVersion;
 
     /**
      * The nodes' JVM options: the AOT cache the node image ships, trained here from this run's jar
@@ -158,7 +159,7 @@ public final class BenchMain {
     private List<String> nodeJvmOptions() {
         if (nodeJvmOptions == null) {
             List<String> all = new ArrayList<>();
-            if (options.nodeAot() && AotCache.featureRelease(javaVersion(options.nodeJava())) >= AotCache.FIRST_JDK) {
+            if (options.nodeAot() && AotCache.featureRelease(nodeJavaVersion()) >= AotCache.FIRST_JDK) {
                 System.out.println("  training the nodes' AOT cache (" + AOT_TRAINING.toSeconds() + " s, as the node image does)");
                 all.add("-XX:AOTCache=" + AotCache.train(options.nodeJava(), nodeJarCopy(), AOT_TRAINING));
             }
@@ -313,10 +314,15 @@ public final class BenchMain {
         BenchOptions o = options;
         return new Settings(o.duration().toMillis() / 1000.0, o.ramp().toMillis() / 1000.0, o.warmup().toMillis() / 1000.0,
                 o.coldStart().toMillis() / 1000.0, o.inFlightOverride().orElse(null), o.keys(), o.nodeHeap(),
-                String.join(" ", nodeJvmOptions != null ? nodeJvmOptions : o.nodeJvmOptions()), javaVersion(o.nodeJava()));
+                String.join(" ", nodeJvmOptions != null ? nodeJvmOptions : o.nodeJvmOptions()), nodeJavaVersion());
     }
 
-    /** The first line of {@code java -version} of the nodes' JVM, e.g. {@code openjdk version "25.0.3" 2026-04-21 LTS}. */
+    /** The first line of {@code java -version} of the nodes' JVM, e.g. {@code openjdk version "25.0.3" 2026-04-21 LTS}; asked once. */
+    private String nodeJavaVersion() {
+        if (nodeJavaVersion == null) nodeJavaVersion = javaVersion(options.nodeJava());
+        return nodeJavaVersion;
+    }
+
     private static String javaVersion(Path javaBinary) {
         try {
             Process p = new ProcessBuilder(javaBinary.toString(), "-version").redirectErrorStream(true).start();

@@ -77,7 +77,7 @@ public final class Main {
         }, "queen-kv-shutdown"));
     }
 
-    /** {@code --train [seconds]}: see {@link Training}; exit code 0 when the training cluster answered calls. */
+    /** {@code --train [seconds]}: see {@link Training}; exit code 0 when the training cluster answered calls and refused at most one in a hundred. */
     static int train(String[] args) throws Exception {
         long seconds;
         try {

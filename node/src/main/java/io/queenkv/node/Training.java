@@ -43,14 +43,17 @@ final class Training {
             .connectTimeout(Duration.ofSeconds(5)).build();
     private final List<String> urls = new ArrayList<>();
     private final AtomicLong answered = new AtomicLong();
-    private final AtomicLong refused = new AtomicLong();
-    /** Refusals by status (-1: no answer), for the message when there are too many. */
+    /** Calls refused or failed, by status (-1: no answer). */
     private final Map<Integer, AtomicLong> refusedByStatus = new java.util.concurrent.ConcurrentSkipListMap<>();
 
     private Training() {}
 
-    /** Calls answered 200, and calls refused or failed, those by status (-1: no answer). */
-    record Counts(long answered, long refused, Map<Integer, Long> refusedByStatus) {}
+    /** Calls answered 200, and calls refused or failed by status (-1: no answer). */
+    record Counts(long answered, Map<Integer, Long> refusedByStatus) {
+        long refused() {
+            return refusedByStatus.values().stream().mapToLong(Long::longValue).sum();
+        }
+    }
 
     /**
      * Runs the training. Throws when the cluster could not be formed or refused more than one call in
@@ -63,10 +66,7 @@ final class Training {
             Training t = new Training();
             for (Map<String, String> env : t.membersEnv(dir)) nodes.add(new Node(NodeConfig.fromEnv(env)));
             t.awaitReady(Duration.ofMinutes(2));
-            t.drive(duration);
-            Map<Integer, Long> byStatus = new java.util.TreeMap<>();
-            t.refusedByStatus.forEach((status, n) -> byStatus.put(status, n.get()));
-            return new Counts(t.answered.get(), t.refused.get(), byStatus);
+            return t.drive(duration);
         } finally {
             for (Node n : nodes) n.close();
             deleteTree(dir);
@@ -110,10 +110,14 @@ final class Training {
     }
 
     /** {@link #IN_FLIGHT} chains of calls, each sending its next call when the last one is answered. */
-    private void drive(Duration duration) throws Exception {
+    private Counts drive(Duration duration) throws Exception {
         long end = System.nanoTime() + duration.toNanos();
         List<CompletableFuture<Void>> chains = new ArrayList<>();
-        for (int slot = 0; slot < IN_FLIGHT; slot++) chains.add(chain(slot, end));
+        for (int slot = 0; slot < IN_FLIGHT; slot++) {
+            CompletableFuture<Void> chain = new CompletableFuture<>();
+            next(slot, end, chain);
+            chains.add(chain);
+        }
         long snapshotAt = System.nanoTime() + duration.toNanos() / 2;
         while (System.nanoTime() < end) {
             if (snapshotAt > 0 && System.nanoTime() > snapshotAt) {
@@ -127,22 +131,26 @@ final class Training {
             Thread.sleep(1_000);
         }
         CompletableFuture.allOf(chains.toArray(CompletableFuture[]::new)).join();
-        if (answered.get() == 0 || refused.get() > answered.get() / 100)
-            throw new IOException("the training cluster answered " + answered.get() + " calls and refused " + refused.get()
-                    + " (by status, -1 no answer: " + refusedByStatus + ")");
+        Map<Integer, Long> byStatus = new java.util.TreeMap<>();
+        refusedByStatus.forEach((status, n) -> byStatus.put(status, n.get()));
+        Counts counts = new Counts(answered.get(), byStatus);
+        if (counts.answered() == 0 || counts.refused() > counts.answered() / 100)
+            throw new IOException("the training cluster answered " + counts.answered() + " calls and refused " + counts.refused()
+                    + " (by status, -1 no answer: " + byStatus + ")");
+        return counts;
     }
 
-    private CompletableFuture<Void> chain(int slot, long end) {
-        if (System.nanoTime() > end) return CompletableFuture.completedFuture(null);
-        return call(slot).handle((status, failure) -> {
-            if (failure == null && status == 200) {
-                answered.incrementAndGet();
-            } else {
-                refused.incrementAndGet();
-                refusedByStatus.computeIfAbsent(failure == null ? status : -1, k -> new AtomicLong()).incrementAndGet();
-            }
-            return null;
-        }).thenCompose(ignored -> chain(slot, end));
+    /** Sends slot's next call, counts its answer, and so on until {@code end}; then completes {@code done}. */
+    private void next(int slot, long end, CompletableFuture<Void> done) {
+        if (System.nanoTime() > end) {
+            done.complete(null);
+            return;
+        }
+        call(slot).whenComplete((status, failure) -> {
+            if (failure == null && status == 200) answered.incrementAndGet();
+            else refusedByStatus.computeIfAbsent(failure == null ? status : -1, k -> new AtomicLong()).incrementAndGet();
+            next(slot, end, done);
+        });
     }
 
     /** One call of the mix, to one member (writes through followers are forwarded, as users' are). */
