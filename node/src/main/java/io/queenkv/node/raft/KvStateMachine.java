@@ -6,9 +6,13 @@ import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.security.DigestOutputStream;
+import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -28,6 +32,7 @@ import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.protocol.TermIndex;
 import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.statemachine.SnapshotRetentionPolicy;
 import org.apache.ratis.statemachine.StateMachineStorage;
 import org.apache.ratis.statemachine.TransactionContext;
 import org.apache.ratis.statemachine.impl.BaseStateMachine;
@@ -60,7 +65,20 @@ import io.queenkv.node.kv.SnapshotCodec;
  */
 final class KvStateMachine extends BaseStateMachine {
     private static final Logger LOG = LoggerFactory.getLogger(KvStateMachine.class);
-    private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
+    /**
+     * Ratis cleans up old snapshot files after every {@link #takeSnapshot}, which it calls after every
+     * apply while a snapshot is being written (it is told the older index): each time it listed the
+     * directory, read every checksum and warned of the file being named. Only a newly written
+     * snapshot makes an old one removable, so cleaning up happens once after each, never during a write.
+     */
+    private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage() {
+        @Override
+        public void cleanupOldSnapshots(SnapshotRetentionPolicy policy) throws IOException {
+            if (newSnapshotToCleanUpAfter()) super.cleanupOldSnapshots(policy);
+        }
+    };
+    /** The snapshot after which old ones were last cleaned up ({@link #storage}). */
+    private long cleanedUpAfter = -1;
     private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock();
     private final Settings seed;
     private final LongSupplier clockMicros;
@@ -129,11 +147,12 @@ final class KvStateMachine extends BaseStateMachine {
         File file = storage.getSnapshotFile(RESTORED_AT.getTerm(), RESTORED_AT.getIndex());
         File temp = new File(file.getPath() + ".tmp");
         Files.copy(backup, temp.toPath(), StandardCopyOption.REPLACE_EXISTING);
+        forceToDisk(temp.toPath());
         try (InputStream in = new BufferedInputStream(Files.newInputStream(temp.toPath()), 1 << 16)) {
             SnapshotCodec.read(in, seed); // the copy, checked whole before it becomes the group's state
         }
-        Files.move(temp.toPath(), file.toPath(), StandardCopyOption.ATOMIC_MOVE);
-        MD5Hash md5 = MD5FileUtil.computeAndSaveMd5ForFile(file);
+        MD5Hash md5 = MD5FileUtil.computeMd5ForFile(temp);
+        publish(temp, file, md5);
         storage.updateLatestSnapshot(new SingleFileSnapshotInfo(new FileInfo(file.toPath(), md5), RESTORED_AT));
         LOG.info("the cluster starts from the backup {}", backup);
     }
@@ -384,11 +403,13 @@ final class KvStateMachine extends BaseStateMachine {
         try {
             File file = storage.getSnapshotFile(last.getTerm(), last.getIndex());
             File temp = new File(file.getPath() + ".tmp");
-            try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(temp.toPath()), 1 << 16)) {
+            MessageDigest digest = MD5FileUtil.newMD5(); // summed as written, not by reading the file again
+            try (OutputStream out = new BufferedOutputStream(new DigestOutputStream(Files.newOutputStream(temp.toPath()), digest), 1 << 16)) {
                 SnapshotCodec.write(state, out);
             }
-            Files.move(temp.toPath(), file.toPath(), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            MD5Hash md5 = MD5FileUtil.computeAndSaveMd5ForFile(file);
+            forceToDisk(temp.toPath());
+            MD5Hash md5 = MD5Hash.newInstance(digest.digest());
+            publish(temp, file, md5);
             synchronized (snapshotWriter) {
                 // Never step back (an install from the leader waits for this write; see pause()).
                 if (last.getIndex() > snapshotIndex) {
@@ -400,6 +421,35 @@ final class KvStateMachine extends BaseStateMachine {
             LOG.info("snapshot at log index {} written ({} keys)", last.getIndex(), state.keyCount());
         } catch (IOException | RuntimeException e) {
             LOG.error("writing the snapshot at log index {} failed; the log is kept, the next one is tried later", last.getIndex(), e);
+        }
+    }
+
+    /**
+     * Gives a snapshot file, complete and on disk as {@code temp}, its name: its checksum first (Ratis
+     * writes that file and forces it to disk), then the name, by an atomic rename, and the directory
+     * is forced so both names survive a crash. Only then may Ratis hear of the snapshot: it purges the
+     * log up to it, and a snapshot still in the page cache would not replace that log after a power cut.
+     */
+    private static void publish(File temp, File file, MD5Hash md5) throws IOException {
+        MD5FileUtil.saveMD5File(file, md5);
+        Files.move(temp.toPath(), file.toPath(), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        forceToDisk(file.getParentFile().toPath());
+    }
+
+    /** fsync of a file or a directory. */
+    private static void forceToDisk(Path path) throws IOException {
+        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
+            channel.force(true);
+        }
+    }
+
+    /** Whether a snapshot was written since old ones were last cleaned up, and none is being written now. */
+    private boolean newSnapshotToCleanUpAfter() {
+        synchronized (snapshotWriter) {
+            if (writing != null && !writing.isDone()) return false;
+            if (snapshotIndex == cleanedUpAfter) return false;
+            cleanedUpAfter = snapshotIndex;
+            return true;
         }
     }
 

@@ -18,6 +18,7 @@ import org.apache.ratis.proto.RaftProtos.StateMachineLogEntryProto;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientRequest;
+import org.apache.ratis.statemachine.SnapshotRetentionPolicy;
 import org.apache.ratis.statemachine.TransactionContext;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.apache.ratis.conf.RaftProperties;
@@ -26,6 +27,7 @@ import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.util.MD5FileUtil;
 import org.apache.ratis.util.SizeInBytes;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -122,6 +124,46 @@ class KvStateMachineTest {
         for (long i = 5; i <= 6; i++) sm.applyTransaction(committed(sm, i, EntryCodec.encode(put("k" + i))));
         sm.takeSnapshot();
         await().atMost(Duration.ofSeconds(10)).until(() -> sm.takeSnapshot() == 6);
+        sm.close();
+    }
+
+    /**
+     * A snapshot is named only once it is whole, with its checksum (summed as it was written) already
+     * beside it. Ratis cleans up after every question; old snapshots are cleaned up once after each new
+     * one, and a cleanup with nothing new written does not look at the directory at all.
+     */
+    @Test
+    void aSnapshotIsNamedWithItsChecksumAndOldOnesAreCleanedUpOnceAfterEachNewOne(@TempDir Path dir) throws IOException {
+        KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0, 3);
+        RaftStorage storage = initialized(sm, dir);
+        File smDir = storage.getStorageDir().getStateMachineDir();
+        SnapshotRetentionPolicy keepOne = new SnapshotRetentionPolicy() {
+            @Override
+            public int getNumSnapshotsRetained() {
+                return 1;
+            }
+        };
+        for (long i = 1; i <= 3; i++) sm.applyTransaction(committed(sm, i, EntryCodec.encode(put("k" + i))));
+        sm.takeSnapshot();
+        await().atMost(Duration.ofSeconds(10)).until(() -> sm.takeSnapshot() == 3);
+        File first = new File(smDir, "snapshot.1_3");
+        assertThat(MD5FileUtil.readStoredMd5ForFile(first)).isEqualTo(MD5FileUtil.computeMd5ForFile(first));
+        assertThat(smDir.list()).noneMatch(name -> name.endsWith(".tmp"));
+        sm.getStateMachineStorage().cleanupOldSnapshots(keepOne);
+        assertThat(snapshotFiles(storage)).containsExactly("snapshot.1_3");
+
+        for (long i = 4; i <= 6; i++) sm.applyTransaction(committed(sm, i, EntryCodec.encode(put("k" + i))));
+        sm.takeSnapshot();
+        await().atMost(Duration.ofSeconds(10)).until(() -> sm.takeSnapshot() == 6);
+        File strayChecksum = new File(smDir, "snapshot.1_1.md5"); // a cleanup that looks removes a checksum without its snapshot
+        Files.writeString(strayChecksum.toPath(), "stray");
+        sm.getStateMachineStorage().cleanupOldSnapshots(keepOne);
+        assertThat(snapshotFiles(storage)).containsExactly("snapshot.1_6");
+        assertThat(strayChecksum).doesNotExist();
+
+        Files.writeString(strayChecksum.toPath(), "stray");
+        sm.getStateMachineStorage().cleanupOldSnapshots(keepOne);
+        assertThat(strayChecksum).as("nothing new was written: the directory is left alone").exists();
         sm.close();
     }
 
