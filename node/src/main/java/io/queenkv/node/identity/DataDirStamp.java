@@ -1,17 +1,16 @@
 package io.queenkv.node.identity;
 
 import java.io.IOException;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.stream.Stream;
+
+import io.queenkv.node.DurableFiles;
 
 /**
  * The stamp a node writes into its data dir on first start: the cluster id, its member id and a
@@ -103,14 +102,7 @@ public final class DataDirStamp {
                 + "incarnation=" + identity.incarnation() + "\n";
         Path temp = file.resolveSibling(TEMP_NAME);
         Files.writeString(temp, text, StandardCharsets.UTF_8);
-        try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.WRITE)) {
-            channel.force(true);
-        }
-        Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        try (FileChannel dir = FileChannel.open(file.getParent(), StandardOpenOption.READ)) {
-            dir.force(true);
-        } catch (IOException ignored) {
-            // Not every file system lets a directory be opened for a sync; the rename is still atomic.
-        }
+        DurableFiles.force(temp);
+        DurableFiles.moveIntoPlace(temp, file);
     }
 }

@@ -6,11 +6,9 @@ import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.security.DigestOutputStream;
 import java.security.MessageDigest;
 import java.util.ArrayList;
@@ -47,6 +45,7 @@ import org.apache.ratis.util.MD5FileUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.queenkv.node.DurableFiles;
 import io.queenkv.node.kv.CallRules;
 import io.queenkv.node.kv.Entry;
 import io.queenkv.node.kv.EntryCodec;
@@ -147,7 +146,7 @@ final class KvStateMachine extends BaseStateMachine {
         File file = storage.getSnapshotFile(RESTORED_AT.getTerm(), RESTORED_AT.getIndex());
         File temp = new File(file.getPath() + ".tmp");
         Files.copy(backup, temp.toPath(), StandardCopyOption.REPLACE_EXISTING);
-        forceToDisk(temp.toPath());
+        DurableFiles.force(temp.toPath());
         try (InputStream in = new BufferedInputStream(Files.newInputStream(temp.toPath()), 1 << 16)) {
             SnapshotCodec.read(in, seed); // the copy, checked whole before it becomes the group's state
         }
@@ -407,7 +406,7 @@ final class KvStateMachine extends BaseStateMachine {
             try (OutputStream out = new BufferedOutputStream(new DigestOutputStream(Files.newOutputStream(temp.toPath()), digest), 1 << 16)) {
                 SnapshotCodec.write(state, out);
             }
-            forceToDisk(temp.toPath());
+            DurableFiles.force(temp.toPath());
             MD5Hash md5 = MD5Hash.newInstance(digest.digest());
             publish(temp, file, md5);
             synchronized (snapshotWriter) {
@@ -432,15 +431,7 @@ final class KvStateMachine extends BaseStateMachine {
      */
     private static void publish(File temp, File file, MD5Hash md5) throws IOException {
         MD5FileUtil.saveMD5File(file, md5);
-        Files.move(temp.toPath(), file.toPath(), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        forceToDisk(file.getParentFile().toPath());
-    }
-
-    /** fsync of a file or a directory. */
-    private static void forceToDisk(Path path) throws IOException {
-        try (FileChannel channel = FileChannel.open(path, StandardOpenOption.READ)) {
-            channel.force(true);
-        }
+        DurableFiles.moveIntoPlace(temp.toPath(), file.toPath());
     }
 
     /** Whether a snapshot was written since old ones were last cleaned up, and none is being written now. */

@@ -1,11 +1,11 @@
 package io.queenkv.node.raft;
 
 import java.io.IOException;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
+
+import io.queenkv.node.DurableFiles;
 
 /**
  * A mark in a member's data dir: this incarnation started without data of the cluster and has not
@@ -31,9 +31,8 @@ final class PendingReadmission {
         if (marked()) return;
         Files.writeString(file, "# Queen KV: this member waits to be re-admitted and has not voted yet. Do not edit.\n",
                 StandardCharsets.UTF_8);
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
-            channel.force(true);
-        }
+        DurableFiles.force(file);
+        DurableFiles.forceDirectory(file.getParent()); // the mark's name, too
     }
 
     void clear() throws IOException {
