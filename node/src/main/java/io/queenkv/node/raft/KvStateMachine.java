@@ -105,12 +105,15 @@ final class KvStateMachine extends BaseStateMachine {
     /** An admin asked for a snapshot of at least this index ({@link #requestSnapshot}); -1 when none was asked for. */
     private volatile long snapshotRequestedAt = -1;
 
-    /** @param snapshotEvery the fewest entries applied between two snapshots ({@link SnapshotSchedule}) */
-    KvStateMachine(Settings seed, LongSupplier clockMicros, long snapshotEvery) {
+    /**
+     * @param snapshotEvery the fewest entries applied between two snapshots ({@link SnapshotSchedule})
+     * @param snapshotTurn this member's turn for writing them among the group's members
+     */
+    KvStateMachine(Settings seed, LongSupplier clockMicros, long snapshotEvery, SnapshotSchedule.Turn snapshotTurn) {
         this.seed = seed;
         this.clockMicros = clockMicros;
         this.engine = new KvEngine(seed);
-        this.schedule = new SnapshotSchedule(snapshotEvery);
+        this.schedule = new SnapshotSchedule(snapshotEvery, snapshotTurn);
     }
 
     @Override

@@ -135,7 +135,8 @@ public final class ReplicatedKv implements AutoCloseable {
         this.groupId = RaftGroupId.valueOf(identity.groupUuid());
         this.rpcParameters = rpcParameters(tls);
         this.selfId = RaftPeerId.valueOf(config.nodeId());
-        this.stateMachine = new KvStateMachine(config.seedSettings(), clockMicros, config.snapshotEveryEntries());
+        this.stateMachine = new KvStateMachine(config.seedSettings(), clockMicros, config.snapshotEveryEntries(),
+                SnapshotSchedule.Turn.of(config.nodeId(), config.peers().stream().map(NodeConfig.Peer::id).toList()));
         this.server = RaftServer.newBuilder()
                 .setServerId(selfId)
                 .setGroup(RaftGroup.emptyGroup())
