@@ -20,6 +20,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.regex.Pattern;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 
@@ -120,6 +121,7 @@ final class KvStateMachine extends BaseStateMachine {
     public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
         super.initialize(server, groupId, raftStorage);
         storage.init(raftStorage);
+        removeUnfinishedSnapshots(raftStorage.getStorageDir().getStateMachineDir());
         Path backup = restoreOnCreation;
         restoreOnCreation = null;
         if (backup != null && storage.getLatestSnapshot() == null) seedFrom(backup);
@@ -423,6 +425,19 @@ final class KvStateMachine extends BaseStateMachine {
             LOG.info("snapshot at log index {} written ({} keys)", last.getIndex(), state.keyCount());
         } catch (IOException | RuntimeException e) {
             LOG.error("writing the snapshot at log index {} failed; the log is kept, the next one is tried later", last.getIndex(), e);
+        }
+    }
+
+    /** A snapshot file or its checksum not yet named ({@link #publish}): what a crash in the middle of writing one leaves. */
+    private static final Pattern UNFINISHED_SNAPSHOT = Pattern.compile("snapshot\\.\\d+_\\d+(\\.md5)?\\.tmp");
+
+    /** Nothing is being written at start; what a crash left half-written is removed, or it would stay for good. */
+    private static void removeUnfinishedSnapshots(File stateMachineDir) throws IOException {
+        File[] unfinished = stateMachineDir.listFiles((dir, name) -> UNFINISHED_SNAPSHOT.matcher(name).matches());
+        if (unfinished == null) return;
+        for (File f : unfinished) {
+            Files.deleteIfExists(f.toPath());
+            LOG.info("removed {}, a snapshot file left unfinished", f.getName());
         }
     }
 

@@ -167,6 +167,28 @@ class KvStateMachineTest {
         sm.close();
     }
 
+    /** A crash while a snapshot was being written leaves it unfinished; the next start removes that and keeps the finished ones. */
+    @Test
+    void unfinishedSnapshotFilesAreRemovedAtStart(@TempDir Path dir) throws IOException {
+        KvStateMachine first = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1, SnapshotSchedule.Turn.ALONE);
+        RaftStorage storage = initialized(first, dir);
+        first.applyTransaction(committed(first, 1, EntryCodec.encode(put("k1"))));
+        first.takeSnapshot();
+        await().atMost(Duration.ofSeconds(10)).until(() -> first.takeSnapshot() == 1);
+        first.close();
+        storage.close();
+        File smDir = storage.getStorageDir().getStateMachineDir();
+        Files.writeString(new File(smDir, "snapshot.1_7.tmp").toPath(), "half a snapshot");
+        Files.writeString(new File(smDir, "snapshot.1_7.md5.tmp").toPath(), "half a checksum");
+
+        KvStateMachine second = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1, SnapshotSchedule.Turn.ALONE);
+        RaftStorage again = initialized(second, dir, RaftStorage.StartupOption.RECOVER);
+        assertThat(smDir.list()).contains("snapshot.1_1", "snapshot.1_1.md5").noneMatch(name -> name.endsWith(".tmp"));
+        assertThat(second.withEngine(KvEngine::keyCount)).isEqualTo(1);
+        second.close();
+        again.close();
+    }
+
     /**
      * A snapshot rewrites the whole state: with a large state it waits until the log since the last
      * one holds a quarter of that one's bytes, however many entries that takes. An admin's request
@@ -340,8 +362,12 @@ class KvStateMachineTest {
 
     /** The state machine on its own storage under {@code dir}, for a real server that is built and never started. */
     private static RaftStorage initialized(KvStateMachine sm, Path dir) throws IOException {
+        return initialized(sm, dir, RaftStorage.StartupOption.FORMAT);
+    }
+
+    private static RaftStorage initialized(KvStateMachine sm, Path dir, RaftStorage.StartupOption option) throws IOException {
         RaftStorage storage = RaftStorage.newBuilder().setDirectory(dir.toFile())
-                .setOption(RaftStorage.StartupOption.FORMAT).setStorageFreeSpaceMin(SizeInBytes.ONE_MB).build();
+                .setOption(option).setStorageFreeSpaceMin(SizeInBytes.ONE_MB).build();
         storage.initialize();
         RaftProperties p = new RaftProperties();
         GrpcConfigKeys.Server.setPort(p, 0);
