@@ -1,6 +1,8 @@
 package io.queenkv.node.raft;
 
+import java.io.File;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -50,9 +52,9 @@ import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.statemachine.StateMachine;
-import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.apache.ratis.util.LifeCycle;
+import org.apache.ratis.util.FileUtils;
 import org.apache.ratis.util.SizeInBytes;
 import org.apache.ratis.util.TimeDuration;
 import org.slf4j.Logger;
@@ -137,9 +139,12 @@ public final class ReplicatedKv implements AutoCloseable {
         this.selfId = RaftPeerId.valueOf(config.nodeId());
         this.stateMachine = new KvStateMachine(config.seedSettings(), clockMicros, config.snapshotEveryEntries(),
                 SnapshotSchedule.Turn.of(config.nodeId(), config.peers().stream().map(NodeConfig.Peer::id).toList()));
+        dropPlaceholderGroup(config.dataDir());
+        // No group at build: Ratis then starts only the groups found in the data dir, and the group is
+        // created or joined later (Admission). A placeholder group would hold a log of its own, with a
+        // write buffer sized for the largest entry (65 MiB of direct memory) and a thread, for nothing.
         this.server = RaftServer.newBuilder()
                 .setServerId(selfId)
-                .setGroup(RaftGroup.emptyGroup())
                 .setProperties(serverProperties(config))
                 .setStateMachineRegistry(this::stateMachineFor)
                 .setParameters(rpcParameters)
@@ -155,7 +160,7 @@ public final class ReplicatedKv implements AutoCloseable {
     }
 
     /** The group this node creates next starts from {@code backup} (see {@link Admission}). */
-    void restoreOnCreation(java.nio.file.Path backup) {
+    void restoreOnCreation(Path backup) {
         stateMachine.restoreOnCreation(backup);
     }
 
@@ -170,11 +175,19 @@ public final class ReplicatedKv implements AutoCloseable {
     }
 
     /**
+     * Earlier versions started the server with Ratis' empty group, which left its directory in the
+     * data dir; Ratis would start it again from there. It never held an entry.
+     */
+    private static void dropPlaceholderGroup(Path dataDir) throws IOException {
+        File placeholder = dataDir.resolve(RaftGroupId.emptyGroupId().getUuid().toString()).toFile();
+        if (placeholder.isDirectory()) FileUtils.deleteFully(placeholder);
+    }
+
+    /**
      * Only this cluster's group may live on this server: a leader of another cluster cannot add its
-     * group here. (Ratis also runs a placeholder for the empty group a server starts with.)
+     * group here.
      */
     private StateMachine stateMachineFor(RaftGroupId requested) {
-        if (requested.equals(RaftGroupId.emptyGroupId())) return new BaseStateMachine();
         if (!requested.equals(groupId))
             throw new IllegalArgumentException("this node is a member of cluster " + identity.clusterId() + " and hosts no other group");
         return stateMachine;

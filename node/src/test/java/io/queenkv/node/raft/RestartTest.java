@@ -2,6 +2,7 @@ package io.queenkv.node.raft;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -79,5 +80,40 @@ class RestartTest {
                     "[{\"op\":\"put\",\"ns\":\"restart\",\"key\":\"k0\",\"value\":1,\"forever\":true}]").body());
             assertThat(next.at("/results/0/version").asLong()).isGreaterThan(lastVersion);
         }
+    }
+
+    /**
+     * The data dir holds the member stamp and the group's directory, nothing else: no directory of
+     * a placeholder group, which would run a log of its own (with a write buffer sized for the
+     * largest entry) beside the group's. One that an earlier version left is removed at start.
+     */
+    @Test
+    void theDataDirHoldsOnlyTheGroupAndAPlaceholderGroupLeftBehindIsRemoved() throws Exception {
+        Path data = dir.resolve("data");
+        String put = "[{\"op\":\"put\",\"ns\":\"restart\",\"key\":\"k\",\"value\":1,\"forever\":true}]";
+        String get = "[{\"op\":\"get\",\"ns\":\"restart\",\"key\":\"k\"}]";
+        try (NodeProcess node = new NodeProcess(data, dir.resolve("node.log"), Map.of()).start()) {
+            assertThat(node.send("POST", "/api/v1/kv", put).statusCode()).isEqualTo(200);
+        }
+        assertThat(entries(data)).hasSize(2).contains("queen-kv-member").anyMatch(RestartTest::isGroupDirectory);
+
+        Path placeholder = Files.createDirectories(data.resolve("00000000-0000-0000-0000-000000000000").resolve("current"));
+        Files.writeString(placeholder.resolve("raft-meta"), "term=0\nvotedFor=\n");
+        try (NodeProcess node = new NodeProcess(data, dir.resolve("node.log"), Map.of()).start()) {
+            JsonNode read = Json.MAPPER.readTree(node.send("POST", "/api/v1/kv", get).body());
+            assertThat(read.at("/results/0/version").asLong()).isEqualTo(1);
+        }
+        assertThat(entries(data)).hasSize(2).doesNotContain("00000000-0000-0000-0000-000000000000");
+    }
+
+    private static List<String> entries(Path dir) throws IOException {
+        try (Stream<Path> list = Files.list(dir)) {
+            return list.map(p -> p.getFileName().toString()).toList();
+        }
+    }
+
+    private static boolean isGroupDirectory(String name) {
+        return name.matches("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+                && !name.equals("00000000-0000-0000-0000-000000000000");
     }
 }
