@@ -2,10 +2,14 @@ package io.queenkv.node.api;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.SerializableString;
 
 import io.queenkv.node.kv.JsonValue;
 import io.queenkv.node.kv.Outcome;
@@ -146,7 +150,47 @@ public final class ResultJson {
     }
 
     private static void writeValue(JsonGenerator g, JsonValue value) throws IOException {
-        g.writeRawValue(value.json());
+        g.writeRawValue(new RawUtf8(value.utf8()));
+    }
+
+    /**
+     * A stored value's UTF-8 bytes as Jackson's raw text, copied into the answer as they are (no
+     * String in between). Only the unquoted forms are ever asked of a raw value.
+     */
+    private record RawUtf8(byte[] utf8) implements SerializableString {
+        @Override public String getValue() { return new String(utf8, StandardCharsets.UTF_8); }
+        @Override public int charLength() { return getValue().length(); }
+        @Override public byte[] asUnquotedUTF8() { return utf8; }
+        @Override public int appendUnquotedUTF8(byte[] buffer, int offset) {
+            if (offset + utf8.length > buffer.length) return -1;
+            System.arraycopy(utf8, 0, buffer, offset, utf8.length);
+            return utf8.length;
+        }
+        @Override public int appendUnquoted(char[] buffer, int offset) {
+            String text = getValue();
+            if (offset + text.length() > buffer.length) return -1;
+            text.getChars(0, text.length(), buffer, offset);
+            return text.length();
+        }
+        @Override public int writeUnquotedUTF8(OutputStream out) throws IOException {
+            out.write(utf8);
+            return utf8.length;
+        }
+        @Override public int putUnquotedUTF8(ByteBuffer buffer) {
+            if (utf8.length > buffer.remaining()) return -1;
+            buffer.put(utf8);
+            return utf8.length;
+        }
+        @Override public char[] asQuotedChars() { throw quoted(); }
+        @Override public byte[] asQuotedUTF8() { throw quoted(); }
+        @Override public int appendQuotedUTF8(byte[] buffer, int offset) { throw quoted(); }
+        @Override public int appendQuoted(char[] buffer, int offset) { throw quoted(); }
+        @Override public int writeQuotedUTF8(OutputStream out) { throw quoted(); }
+        @Override public int putQuotedUTF8(ByteBuffer buffer) { throw quoted(); }
+
+        private static UnsupportedOperationException quoted() {
+            return new UnsupportedOperationException("a raw JSON value is never written as a quoted string");
+        }
     }
 
     private interface Body {

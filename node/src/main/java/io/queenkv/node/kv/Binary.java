@@ -44,12 +44,20 @@ final class Binary {
     }
 
     static void writeString(DataOutput out, String s) throws IOException {
-        byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
+        writeBytes(out, s.getBytes(StandardCharsets.UTF_8));
+    }
+
+    static String readString(DataInput in) throws IOException {
+        return new String(readBytes(in), StandardCharsets.UTF_8);
+    }
+
+    /** A length, then the bytes: how strings and JSON values are written. */
+    static void writeBytes(DataOutput out, byte[] bytes) throws IOException {
         writeVarLong(out, bytes.length);
         out.write(bytes);
     }
 
-    static String readString(DataInput in) throws IOException {
+    static byte[] readBytes(DataInput in) throws IOException {
         int length = readVarInt(in);
         // A corrupt length must not allocate gigabytes: never more than the input still holds. Asked
         // only of lengths past 64 KiB, since asking may cost a system call.
@@ -57,7 +65,7 @@ final class Binary {
             throw new IOException("string of " + length + " bytes past the end of the input");
         byte[] bytes = new byte[length];
         in.readFully(bytes);
-        return new String(bytes, StandardCharsets.UTF_8);
+        return bytes;
     }
 
     static void writeNullableString(DataOutput out, String s) throws IOException {
@@ -69,13 +77,14 @@ final class Binary {
         return in.readBoolean() ? readString(in) : null;
     }
 
+    /** Written as a nullable string of its text (the same bytes). */
     static void writeJson(DataOutput out, JsonValue v) throws IOException {
-        writeNullableString(out, v == null ? null : v.json());
+        out.writeBoolean(v != null);
+        if (v != null) writeBytes(out, v.utf8());
     }
 
     static JsonValue readJson(DataInput in) throws IOException {
-        String json = readNullableString(in);
-        return json == null ? null : JsonValue.of(json);
+        return in.readBoolean() ? JsonValue.ofUtf8(readBytes(in)) : null;
     }
 
     static void writeDecimal(DataOutput out, BigDecimal d) throws IOException {
