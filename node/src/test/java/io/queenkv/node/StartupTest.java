@@ -1,7 +1,9 @@
 package io.queenkv.node;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -13,6 +15,9 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.Test;
+
+import com.sun.management.HotSpotDiagnosticMXBean;
+import com.sun.management.VMOption;
 import org.junit.jupiter.api.io.TempDir;
 
 import io.queenkv.node.testing.LocalNode;
@@ -21,6 +26,22 @@ import io.queenkv.node.testing.TestCertificates.Ca;
 
 /** A bad setting stops the real process at start-up, with a message naming it; --version and --help only print. */
 class StartupTest {
+    /** The heap gives back what a collection cycle finds free beyond 30 %; flags given to the JVM win. */
+    @Test
+    void aNodeKeepsAtMostThirtyPercentOfItsHeapFreeUnlessTheJvmWasToldOtherwise() {
+        HotSpotDiagnosticMXBean vm = ManagementFactory.getPlatformMXBean(HotSpotDiagnosticMXBean.class);
+        assumeTrue(vm.getVMOption("MaxHeapFreeRatio").getOrigin() == VMOption.Origin.DEFAULT
+                && vm.getVMOption("MinHeapFreeRatio").getOrigin() == VMOption.Origin.DEFAULT,
+                "this test JVM was started with heap free ratios of its own");
+        Main.heapFollowsLiveData();
+        assertThat(vm.getVMOption("MinHeapFreeRatio").getValue()).isEqualTo("10");
+        assertThat(vm.getVMOption("MaxHeapFreeRatio").getValue()).isEqualTo("30");
+
+        vm.setVMOption("MaxHeapFreeRatio", "55"); // as if given: no longer the JVM's default
+        Main.heapFollowsLiveData();
+        assertThat(vm.getVMOption("MaxHeapFreeRatio").getValue()).isEqualTo("55");
+    }
+
     @Test
     void aBadSettingStopsStartUpWithAClearMessage() throws Exception {
         String out = startExpectingExit2(Map.of("QUEEN_KV_MAX_VALUE_BYTES", "64k"));
