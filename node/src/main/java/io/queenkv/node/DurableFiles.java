@@ -1,6 +1,8 @@
 package io.queenkv.node;
 
 import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,6 +18,42 @@ public final class DurableFiles {
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
             channel.force(true);
         }
+    }
+
+    /**
+     * A new file (replacing any of that name) written through an output stream that forces what it
+     * wrote every {@code forceEvery} bytes. A large file written through the page cache and forced
+     * once at the end hands the disk all of it at once, and the Raft log's own fsyncs queue behind
+     * that; forced as it goes, the disk gets it in slices between them. Still call {@link #force}
+     * once the stream is closed.
+     */
+    public static OutputStream forcedAsWritten(Path file, long forceEvery) throws IOException {
+        FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING);
+        return new OutputStream() {
+            private long unforced;
+
+            @Override
+            public void write(int b) throws IOException {
+                write(new byte[] {(byte) b}, 0, 1);
+            }
+
+            @Override
+            public void write(byte[] bytes, int offset, int length) throws IOException {
+                ByteBuffer buffer = ByteBuffer.wrap(bytes, offset, length);
+                while (buffer.hasRemaining()) channel.write(buffer);
+                unforced += length;
+                if (unforced >= forceEvery) {
+                    channel.force(false);
+                    unforced = 0;
+                }
+            }
+
+            @Override
+            public void close() throws IOException {
+                channel.close();
+            }
+        };
     }
 
     /** Renames {@code temp}, already forced, to {@code file} atomically, and forces their directory so the new name survives a crash too. */

@@ -65,6 +65,8 @@ import io.queenkv.node.kv.SnapshotCodec;
  */
 final class KvStateMachine extends BaseStateMachine {
     private static final Logger LOG = LoggerFactory.getLogger(KvStateMachine.class);
+    /** A snapshot is forced to disk in slices of this size as it is written (see {@link DurableFiles#forcedAsWritten}). */
+    static final long SNAPSHOT_FORCE_EVERY_BYTES = 8L << 20;
     /**
      * Ratis cleans up old snapshot files after every {@link #takeSnapshot}, which it calls after every
      * apply while a snapshot is being written (it is told the older index): each time it listed the
@@ -408,7 +410,8 @@ final class KvStateMachine extends BaseStateMachine {
             File file = storage.getSnapshotFile(last.getTerm(), last.getIndex());
             File temp = new File(file.getPath() + ".tmp");
             MessageDigest digest = MD5FileUtil.newMD5(); // summed as written, not by reading the file again
-            try (OutputStream out = new BufferedOutputStream(new DigestOutputStream(Files.newOutputStream(temp.toPath()), digest), 1 << 16)) {
+            try (OutputStream out = new BufferedOutputStream(new DigestOutputStream(
+                    DurableFiles.forcedAsWritten(temp.toPath(), SNAPSHOT_FORCE_EVERY_BYTES), digest), 1 << 16)) {
                 SnapshotCodec.write(state, out);
             }
             DurableFiles.force(temp.toPath());
