@@ -229,6 +229,10 @@ public final class ReplicatedKv implements AutoCloseable {
         RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, config.snapshotEveryEntries());
         RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
         RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
+        // Every snapshot purges the closed segments it covers. With Ratis' default gap of 1,024
+        // entries a purge that found no closed segment still counted as done at its index, so a
+        // segment closed just after it stayed until 1,024 more entries came (LogPurgeTest).
+        RaftServerConfigKeys.Log.setPurgeGap(p, 1);
         // Sized for the largest body any committed setting allows, so no entry is ever too large for Ratis.
         SizeInBytes max = SizeInBytes.valueOf(Setting.MAX_BODY_BYTES.max + (1 << 20));
         // A segment holds at least the largest entry; larger segments only delay purging the log after a snapshot.

@@ -1,0 +1,73 @@
+package io.queenkv.node.raft;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import io.queenkv.node.api.Json;
+import io.queenkv.node.testing.NodeProcess;
+
+/**
+ * The Raft log is purged up to each snapshot: a log segment that closed before a snapshot was
+ * written is gone once that snapshot is, however few entries came since the last purge.
+ */
+class LogPurgeTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void theFirstSnapshotPastAClosedSegmentPurgesIt() throws Exception {
+        Path data = dir.resolve("data");
+        Map<String, String> env = Map.of(
+                "QUEEN_KV_SNAPSHOT_EVERY", "10",
+                "QUEEN_KV_WRITE_RATE", "100000",
+                "QUEEN_KV_MAX_VALUE_BYTES", String.valueOf(16L << 20));
+        try (NodeProcess node = new NodeProcess(data, dir.resolve("node.log"), env).start()) {
+            for (int i = 0; i < 10; i++) put(node, "small", "\"" + i + "\"");
+            // A segment holds up to 66 MiB (the largest entry and some): five 15 MiB values close one.
+            String big = "\"" + "x".repeat(15 << 20) + "\"";
+            for (int i = 0; i < 5; i++) put(node, "big", big);
+            assertThat(logFiles(data)).as("a closed segment and an open one").hasSizeGreaterThanOrEqualTo(2);
+            long closedEnd = logFiles(data).stream().filter(n -> !n.startsWith("log_inprogress_"))
+                    .mapToLong(n -> Long.parseLong(n.substring(n.indexOf('-') + 1))).max().orElseThrow();
+            // Ten more entries make a snapshot due past the closed segment.
+            for (int i = 0; i < 12; i++) put(node, "small", "\"" + i + "\"");
+            await("the log purged up to the snapshot past index " + closedEnd)
+                    .atMost(Duration.ofSeconds(20))
+                    .until(() -> firstIndex(logFiles(data)) > closedEnd);
+            assertThat(logFiles(data)).allMatch(n -> n.startsWith("log_inprogress_"));
+        }
+    }
+
+    private static void put(NodeProcess node, String key, String value) throws IOException {
+        var r = node.send("POST", "/api/v1/kv",
+                "[{\"op\":\"put\",\"ns\":\"purge\",\"key\":\"" + key + "\",\"value\":" + value + ",\"forever\":true}]");
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        JsonNode body = Json.MAPPER.readTree(r.body());
+        assertThat(body.at("/results/0/applied").asBoolean()).isTrue();
+    }
+
+    /** The names of the Raft log's segment files: {@code log_<first>-<last>} closed, {@code log_inprogress_<first>} open. */
+    private static List<String> logFiles(Path data) throws IOException {
+        try (Stream<Path> files = Files.walk(data)) {
+            return files.map(p -> p.getFileName().toString()).filter(n -> n.startsWith("log_")).toList();
+        }
+    }
+
+    private static long firstIndex(List<String> logFiles) {
+        return logFiles.stream().mapToLong(n -> Long.parseLong(n.replace("log_inprogress_", "").replace("log_", "").split("-")[0]))
+                .min().orElse(-1);
+    }
+}
