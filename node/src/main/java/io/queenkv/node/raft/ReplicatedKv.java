@@ -231,13 +231,18 @@ public final class ReplicatedKv implements AutoCloseable {
         RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
         // Every snapshot purges the closed segments it covers. With Ratis' default gap of 1,024
         // entries a purge that found no closed segment still counted as done at its index, so a
-        // segment closed just after it stayed until 1,024 more entries came (LogPurgeTest).
+        // segment closed just after it stayed until 1,024 more entries came (RaftLogTest).
         RaftServerConfigKeys.Log.setPurgeGap(p, 1);
         // Sized for the largest body any committed setting allows, so no entry is ever too large for Ratis.
         SizeInBytes max = SizeInBytes.valueOf(Setting.MAX_BODY_BYTES.max + (1 << 20));
         // A segment holds at least the largest entry; larger segments only delay purging the log after a snapshot.
         RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(max.getSize() + (1 << 20)));
         RaftServerConfigKeys.Log.Appender.setBufferByteLimit(p, max);
+        // A write is one log entry. With log metadata on, Ratis appends an entry of its own to the
+        // log each time the commit index moves (and replicates it, and every member forces it to
+        // disk): two entries and two fsyncs per write for one client. Raft needs no persisted commit
+        // index; a restarted member learns it from the leader (RaftLogTest).
+        RaftServerConfigKeys.Log.setLogMetadataEnabled(p, false);
         RaftServerConfigKeys.Log.setWriteBufferSize(p, SizeInBytes.valueOf(max.getSize() + 8));
         GrpcConfigKeys.setMessageSizeMax(p, SizeInBytes.valueOf(max.getSize() * 2));
         return p;

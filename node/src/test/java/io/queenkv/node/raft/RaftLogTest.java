@@ -21,12 +21,41 @@ import io.queenkv.node.api.Json;
 import io.queenkv.node.testing.NodeProcess;
 
 /**
- * The Raft log is purged up to each snapshot: a log segment that closed before a snapshot was
- * written is gone once that snapshot is, however few entries came since the last purge.
+ * What the Raft log holds: one entry per write call, nothing of Ratis' own beside it; and it is
+ * purged up to each snapshot, so a log segment that closed before a snapshot was written is gone
+ * once that snapshot is, however few entries came since the last purge.
  */
-class LogPurgeTest {
+class RaftLogTest {
     @TempDir
     Path dir;
+
+    @Test
+    void aWriteCallIsOneLogEntry() throws Exception {
+        try (NodeProcess node = new NodeProcess(dir.resolve("data"), dir.resolve("node.log"), Map.of("QUEEN_KV_WRITE_RATE", "100000")).start()) {
+            put(node, "first", "1");
+            long before = awaitSettledCommitIndex(node);
+            // One after the other, so no two calls share a group (one entry).
+            for (int i = 0; i < 20; i++) put(node, "k" + i, String.valueOf(i));
+            assertThat(awaitSettledCommitIndex(node) - before).as("log entries for 20 write calls").isEqualTo(20);
+        }
+    }
+
+    /** The commit index once this node applied up to it. */
+    private static long awaitSettledCommitIndex(NodeProcess node) {
+        long[] seen = new long[1];
+        await("the node applied up to its commit index").atMost(Duration.ofSeconds(10)).until(() -> {
+            String metrics = node.send("GET", "/metrics", null).body();
+            long commit = gauge(metrics, "queen_kv_raft_commit_index"), applied = gauge(metrics, "queen_kv_raft_applied_index");
+            seen[0] = commit;
+            return commit == applied;
+        });
+        return seen[0];
+    }
+
+    private static long gauge(String metrics, String name) {
+        return metrics.lines().filter(l -> l.startsWith(name + " ")).mapToLong(l -> (long) Double.parseDouble(l.substring(name.length() + 1)))
+                .findFirst().orElseThrow(() -> new AssertionError(name + " not in /metrics"));
+    }
 
     @Test
     void theFirstSnapshotPastAClosedSegmentPurgesIt() throws Exception {
