@@ -66,7 +66,9 @@ final class AdminRoutes {
     /** {@code PUT /api/v1/admin/settings}: any subset of the settings; the rest stay as they are. */
     void changeSettings(Context ctx) throws IOException {
         JsonNode body = adminBody(ctx);
-        Settings next = kv.local(KvEngine::settings);
+        // The settings in force, not this node's view of them: a member behind would turn the
+        // settings a call did not name back to what they were.
+        Settings next = kv.linearizable(KvEngine::settings);
         List<String> problems = new ArrayList<>();
         for (var it = body.fields(); it.hasNext(); ) {
             var field = it.next();
@@ -86,6 +88,8 @@ final class AdminRoutes {
         }
         if (!problems.isEmpty()) throw new Refusal(Reason.KV_BAD_REQUEST, String.join("; ", problems));
         long index = admin.changeSettings(next);
+        // Answered once this node applies them too, so its own answers (/api/v1/cluster) show them.
+        kv.linearizable(KvEngine::settingsIndex);
         respond(ctx, Map.of("settings", next, "settingsIndex", index));
     }
 

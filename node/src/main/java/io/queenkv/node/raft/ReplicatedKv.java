@@ -629,6 +629,24 @@ public final class ReplicatedKv implements AutoCloseable {
         return stateMachine.withEngine(query);
     }
 
+    /**
+     * {@link #local} once a ReadIndex round has passed: the state then holds every write
+     * acknowledged before this call, on any member (a follower learns of a commit only with the
+     * leader's next message). Blocks; for admin calls, not for the request path.
+     */
+    public <T> T linearizable(Function<KvEngine, T> query) {
+        if (membership().isEmpty()) throw new Refusal(Reason.KV_NO_LEADER, "this node is not a member of the group yet");
+        try {
+            reads.pass().get();
+        } catch (ExecutionException e) {
+            throw unavailable(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw unavailable(e);
+        }
+        return local(query);
+    }
+
     /** This node's member of the group; a node started outside the peer list has none until it is added. */
     public Optional<RaftServer.Division> membership() {
         try {
