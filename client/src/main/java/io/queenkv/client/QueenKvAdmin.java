@@ -103,7 +103,7 @@ public final class QueenKvAdmin implements AutoCloseable {
         return parse("GET", "/api/v1/cluster", send("GET", "/api/v1/cluster", null, readTimeout), ClusterView.class);
     }
 
-    /** {@code GET /readyz}: whether the node is a member that knows the leader and has applied close to its commit index. */
+    /** {@code GET /readyz}: whether the node is a member that knows the leader and has applied what the leader committed. */
     public boolean ready() {
         try {
             return exchange("GET", "/readyz", null, readTimeout).statusCode() == 200;

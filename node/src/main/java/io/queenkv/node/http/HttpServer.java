@@ -41,8 +41,11 @@ import io.queenkv.node.tls.NodeTls;
 
 /** The node's HTTP API: KV routes, operations endpoints, and the one error mapper. */
 public final class HttpServer implements AutoCloseable {
-    /** A member is ready when its applied index is within this many entries of the commit index. */
-    static final long READY_LAG_ENTRIES = 1_000;
+    /**
+     * How long {@code /readyz} waits for a ReadIndex round; under the readiness probe's 3 s timeout,
+     * so a slow round reads as not ready rather than as a probe that timed out.
+     */
+    static final Duration READY_WAIT = Duration.ofSeconds(2);
     private static final String STARTED_AT = "queenkv.startedAt";
     private static final String ROUTE = "queenkv.route";
     private static final Logger LOG = LoggerFactory.getLogger(HttpServer.class);
@@ -202,12 +205,12 @@ public final class HttpServer implements AutoCloseable {
             return;
         }
         RaftServer.Division d = kv.division();
-        long commit = d.getRaftLog().getLastCommittedIndex();
-        long applied = d.getInfo().getLastAppliedIndex();
-        boolean ready = d.getInfo().isAlive() && d.getInfo().getLeaderId() != null && commit - applied <= READY_LAG_ENTRIES;
+        boolean leaderKnown = d.getInfo().isAlive() && d.getInfo().getLeaderId() != null;
+        boolean ready = leaderKnown && kv.caughtUp(READY_WAIT);
         String body = ready ? "{\"status\":\"ok\"}"
-                : "{\"status\":\"unavailable\",\"leaderKnown\":" + (d.getInfo().getLeaderId() != null)
-                        + ",\"commitIndex\":" + commit + ",\"appliedIndex\":" + applied + "}";
+                : "{\"status\":\"unavailable\",\"leaderKnown\":" + leaderKnown
+                        + ",\"commitIndex\":" + d.getRaftLog().getLastCommittedIndex()
+                        + ",\"appliedIndex\":" + d.getInfo().getLastAppliedIndex() + "}";
         KvRoutes.respond(ctx, ready ? 200 : 503, body.getBytes());
     }
 

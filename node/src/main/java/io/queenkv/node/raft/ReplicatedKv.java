@@ -3,6 +3,7 @@ package io.queenkv.node.raft;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -17,6 +18,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -605,16 +607,7 @@ public final class ReplicatedKv implements AutoCloseable {
      * before the call), then freezes the state and its index together (references only).
      */
     public Backup backup() {
-        try {
-            read(Access.DEFAULT_TENANT, List.of()).get(BARRIER_TIMEOUT.toLong(TimeUnit.MILLISECONDS), TimeUnit.MILLISECONDS);
-        } catch (ExecutionException e) {
-            throw unavailable(e.getCause());
-        } catch (java.util.concurrent.TimeoutException e) {
-            throw new Refusal(Reason.KV_TIMEOUT, "the cluster did not confirm this node's state in time");
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new Refusal(Reason.KV_TIMEOUT, "interrupted");
-        }
+        passReadBarrier();
         KvStateMachine.FrozenAt frozen = stateMachine.freeze();
         return new Backup(frozen.state(), frozen.index());
     }
@@ -635,16 +628,42 @@ public final class ReplicatedKv implements AutoCloseable {
      * leader's next message). Blocks; for admin calls, not for the request path.
      */
     public <T> T linearizable(Function<KvEngine, T> query) {
-        if (membership().isEmpty()) throw new Refusal(Reason.KV_NO_LEADER, "this node is not a member of the group yet");
+        passReadBarrier();
+        return local(query);
+    }
+
+    /**
+     * Whether a ReadIndex round passes within {@code wait}: this node then knows the leader's commit
+     * index and has applied up to it (readiness). Its own commit index is no guide: a member catching
+     * up takes as committed only what it has in its log, and learns of later commits with the
+     * leader's next message.
+     */
+    public boolean caughtUp(Duration wait) {
+        if (membership().isEmpty()) return false;
         try {
-            reads.pass().get();
-        } catch (ExecutionException e) {
-            throw unavailable(e);
+            reads.pass().get(wait.toMillis(), TimeUnit.MILLISECONDS);
+            return true;
+        } catch (ExecutionException | TimeoutException e) {
+            return false;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw unavailable(e);
+            return false;
         }
-        return local(query);
+    }
+
+    /** Blocks until a ReadIndex round passed: every write acknowledged before the call is then applied here. */
+    private void passReadBarrier() {
+        if (membership().isEmpty()) throw new Refusal(Reason.KV_NO_LEADER, "this node is not a member of the group yet");
+        try {
+            reads.pass().get(BARRIER_TIMEOUT.toLong(TimeUnit.MILLISECONDS), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            throw unavailable(e.getCause());
+        } catch (TimeoutException e) {
+            throw new Refusal(Reason.KV_TIMEOUT, "the cluster did not confirm this node's state in time");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new Refusal(Reason.KV_TIMEOUT, "interrupted");
+        }
     }
 
     /** This node's member of the group; a node started outside the peer list has none until it is added. */
@@ -730,7 +749,7 @@ public final class ReplicatedKv implements AutoCloseable {
         // A member that lost its disk answers that it has no such group: it is not the leader either.
         if (t instanceof NotLeaderException || t instanceof LeaderNotReadyException || t instanceof GroupMismatchException)
             return new Refusal(Reason.KV_NO_LEADER, "no Raft leader is available right now");
-        if (t instanceof TimeoutIOException || t instanceof java.util.concurrent.TimeoutException)
+        if (t instanceof TimeoutIOException || t instanceof TimeoutException)
             return new Refusal(Reason.KV_TIMEOUT, "the cluster did not answer in time; the outcome of a write is unknown");
         if (t instanceof StateMachineException)
             return new Refusal(Reason.KV_RETRY, "the leader refused or could not apply the call");

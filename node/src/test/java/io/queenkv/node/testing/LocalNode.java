@@ -56,8 +56,9 @@ public final class LocalNode implements AutoCloseable {
     /** As {@link #start(Path, Map)}, without waiting until it is ready (a node that waits to be added, say). */
     public static LocalNode startWithoutWaiting(Path dataDir, Map<String, String> extraEnv) throws IOException {
         Map<String, String> env = new HashMap<>();
-        env.put("QUEEN_KV_HTTP_PORT", Integer.toString(freePort()));
-        env.put("QUEEN_KV_RAFT_PORT", Integer.toString(freePort()));
+        int[] ports = freePorts(2);
+        env.put("QUEEN_KV_HTTP_PORT", Integer.toString(ports[0]));
+        env.put("QUEEN_KV_RAFT_PORT", Integer.toString(ports[1]));
         env.put("QUEEN_KV_DATA_DIR", dataDir.toString());
         env.putAll(extraEnv);
         String ca = env.get("QUEEN_KV_TLS_CA_FILE");
@@ -76,9 +77,10 @@ public final class LocalNode implements AutoCloseable {
      */
     public static java.util.List<LocalNode> startCluster(Path dir, int size, Map<String, String> extraEnv) throws IOException {
         java.util.List<String> peers = new java.util.ArrayList<>();
+        int[] free = freePorts(2 * size);
         int[][] ports = new int[size][];
         for (int i = 0; i < size; i++) {
-            ports[i] = new int[] {freePort(), freePort()};
+            ports[i] = new int[] {free[2 * i], free[2 * i + 1]};
             peers.add("n" + (i + 1) + "=127.0.0.1:" + ports[i][0] + ":" + ports[i][1]);
         }
         java.util.List<LocalNode> nodes = new java.util.ArrayList<>();
@@ -175,6 +177,13 @@ public final class LocalNode implements AutoCloseable {
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /** {@code n} distinct free ports: a port just closed can be handed out again by the next call. */
+    public static int[] freePorts(int n) throws IOException {
+        java.util.Set<Integer> ports = new java.util.LinkedHashSet<>();
+        while (ports.size() < n) ports.add(freePort());
+        return ports.stream().mapToInt(Integer::intValue).toArray();
     }
 
     public static int freePort() throws IOException {

@@ -144,7 +144,7 @@ public final class StatefulSetModel {
                 // Up to two minutes to start (JVM, Raft storage recovery), then the usual checks.
                 .withStartupProbe(httpProbe(spec, "/healthz", 2, 2, 60))
                 .withLivenessProbe(httpProbe(spec, "/healthz", 10, 5, 3))
-                // /readyz: a member that knows a leader and has applied close to the commit index.
+                // /readyz: a member that knows a leader and has applied what the leader committed (a ReadIndex round, at most 2 s).
                 .withReadinessProbe(httpProbe(spec, "/readyz", 5, 3, 2))
                 .withNewLifecycle().withNewPreStop().withNewExec()
                 .withCommand("sh", "-c", "sleep " + Model.PRE_STOP_SLEEP_SECONDS)

@@ -18,7 +18,7 @@ public interface NodeAdmin {
     /** {@code GET /api/v1/cluster}: the node's view of the group. */
     ClusterView cluster(QueenKvCluster c, int ordinal);
 
-    /** {@code GET /readyz}: a member that knows a leader and has applied close to its commit index. */
+    /** {@code GET /readyz}: a member that knows a leader and has applied what the leader committed. */
     boolean ready(QueenKvCluster c, int ordinal);
 
     /** {@code POST /api/v1/admin/members}, sent to {@code viaOrdinal} (the leader). Answers the members. */

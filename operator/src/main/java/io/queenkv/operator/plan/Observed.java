@@ -29,7 +29,7 @@ import io.queenkv.operator.nodes.NodeAdminException;
 public record Observed(Map<Integer, Pod> pods, Map<Integer, ClusterView> views, Map<Integer, String> unreachable,
                 ClusterView leaderView) {
 
-    /** How far a member's applied index may trail the leader's commit index and still count as caught up (as {@code /readyz}). */
+    /** How far a member's applied index may trail the leader's commit index and still count as caught up (from {@code /api/v1/cluster}). */
     public static final long CATCH_UP_LAG = 1000;
 
     public static Observed of(KubernetesClient client, NodeAdmin nodes, QueenKvCluster c) {
