@@ -84,7 +84,7 @@ import io.queenkv.node.tls.NodeTls;
 public final class ReplicatedKv implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(ReplicatedKv.class);
     private static final TimeDuration REQUEST_TIMEOUT = TimeDuration.valueOf(3, TimeUnit.SECONDS);
-    private static final TimeDuration BARRIER_TIMEOUT = TimeDuration.valueOf(10, TimeUnit.SECONDS);
+    private static final Duration BARRIER_WAIT = Duration.ofSeconds(10);
 
     private final NodeConfig config;
     private final MemberIdentity identity;
@@ -639,23 +639,24 @@ public final class ReplicatedKv implements AutoCloseable {
      * leader's next message.
      */
     public boolean caughtUp(Duration wait) {
-        if (membership().isEmpty()) return false;
         try {
-            reads.pass().get(wait.toMillis(), TimeUnit.MILLISECONDS);
+            passReadBarrier(wait);
             return true;
-        } catch (ExecutionException | TimeoutException e) {
-            return false;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        } catch (Refusal notYet) {
             return false;
         }
     }
 
     /** Blocks until a ReadIndex round passed: every write acknowledged before the call is then applied here. */
     private void passReadBarrier() {
+        passReadBarrier(BARRIER_WAIT);
+    }
+
+    /** As {@link #passReadBarrier()}, waiting at most {@code wait} for the round. */
+    private void passReadBarrier(Duration wait) {
         if (membership().isEmpty()) throw new Refusal(Reason.KV_NO_LEADER, "this node is not a member of the group yet");
         try {
-            reads.pass().get(BARRIER_TIMEOUT.toLong(TimeUnit.MILLISECONDS), TimeUnit.MILLISECONDS);
+            reads.pass().get(wait.toMillis(), TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
             throw unavailable(e.getCause());
         } catch (TimeoutException e) {
