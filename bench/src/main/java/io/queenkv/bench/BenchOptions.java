@@ -66,7 +66,7 @@ public record BenchOptions(
                 parseWorkloads(prop("bench.workloads", "all")),
                 parseDuration(prop("bench.duration", "10s")),
                 parseDuration(prop("bench.ramp", "2s")),
-                parseDuration(prop("bench.warmup", "20s")),
+                parseDuration(prop("bench.warmup", "180s")),
                 parseDuration(prop("bench.coldStart", "60s")),
                 Optional.ofNullable(System.getProperty("bench.inflight")).map(Integer::parseInt),
                 Integer.parseInt(prop("bench.keys", "1000000").replace("_", "")),
