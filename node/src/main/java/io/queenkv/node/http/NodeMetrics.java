@@ -44,6 +44,9 @@ final class NodeMetrics {
                 .description("Stored keys, expired keys awaiting the sweep included").register(registry);
         Gauge.builder("queen_kv_value_bytes", kv, k -> k.local(KvEngine::valueBytes))
                 .description("Compact JSON bytes of stored values").register(registry);
+        Gauge.builder("queen_kv_idempotency_records", kv, k -> k.local(KvEngine::idempotencyRecords))
+                .description("Answers of write calls with an Idempotency-Key, kept 10 minutes for retries (the SDK sends a key with every write)")
+                .register(registry);
     }
 
     /**

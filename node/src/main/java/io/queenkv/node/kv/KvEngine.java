@@ -126,6 +126,9 @@ public final class KvEngine {
     /** Compact JSON bytes of the stored values. */
     public long valueBytes() { return valueBytes; }
 
+    /** Recorded answers of write calls with an {@code Idempotency-Key}, kept for retries and not yet forgotten. */
+    public int idempotencyRecords() { return idempotency.size(); }
+
     /** Applies one committed log entry at {@code index}; a write call's answer is recorded in full. */
     public Outcome apply(long index, Entry entry) {
         return apply(index, entry, AnswerForm.FULL);

@@ -104,6 +104,8 @@ class OperationsEndpointsTest {
     @Test
     void metricsArePrometheusTextWithRequestCountersAndRaftAndStoreGauges() {
         ok(node, put("metrics", "k1", "\"abc\""), put("metrics", "k2", "12345"));
+        long recordsBefore = gauge(node.get("/metrics").body(), "queen_kv_idempotency_records");
+        assertThat(batch(node, "[" + put("metrics", "k3", "1") + "]", Map.of("Idempotency-Key", "metrics-1")).statusCode()).isEqualTo(200);
         batch(node, "garbage"); // a refused call
         node.get("/api/v1/kv/metrics/k1");
 
@@ -123,6 +125,7 @@ class OperationsEndpointsTest {
         assertThat(applied).isPositive().isLessThanOrEqualTo(commit);
         assertThat(gauge(text, "queen_kv_keys")).isGreaterThanOrEqualTo(2);
         assertThat(gauge(text, "queen_kv_value_bytes")).isGreaterThanOrEqualTo("\"abc\"".length() + "12345".length());
+        assertThat(gauge(text, "queen_kv_idempotency_records")).as("the call with a key is recorded").isEqualTo(recordsBefore + 1);
     }
 
     /** The count of {@code queen_kv_http_requests} for a method, route and outcome, summed over statuses. */
