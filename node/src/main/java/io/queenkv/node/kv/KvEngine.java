@@ -55,13 +55,14 @@ public final class KvEngine {
     record IdempotencyId(String tenant, String key) {}
 
     /**
-     * A recorded answer, held encoded ({@link OutcomeCodec}): records outnumber rows when every write
-     * carries a key (the SDK's do) and are kept 10 minutes, so they stay compact in memory and every
-     * snapshot copies their bytes instead of encoding them again. Decoded only when a retry asks, with
-     * the retry's ops: the same fingerprint, so the same ops, which fill in an answer recorded
-     * {@link AnswerForm#AS_SENT} (without the values the call sent, which it would otherwise copy).
+     * A recorded answer, held encoded ({@link OutcomeCodec}) with the call's fingerprint as bytes
+     * ({@link Fingerprint}): records outnumber rows when every write carries a key (the SDK's do) and
+     * are kept 10 minutes, so they stay compact in memory and every snapshot copies their bytes instead
+     * of encoding them again. Decoded only when a retry asks, with the retry's ops: the same
+     * fingerprint, so the same ops, which fill in an answer recorded {@link AnswerForm#AS_SENT}
+     * (without the values the call sent, which it would otherwise copy).
      */
-    record IdempotencyRecord(String fingerprint, byte[] encodedOutcome, long expiresAt) {
+    record IdempotencyRecord(byte[] fingerprint, byte[] encodedOutcome, long expiresAt) {
         Outcome outcome(List<Op> ops) {
             return OutcomeCodec.decode(encodedOutcome, ops);
         }
@@ -71,6 +72,11 @@ public final class KvEngine {
     final NavigableSet<Due> dueRows = new TreeSet<>(Due.ORDER);
     /** Insertion order is expiry order, because entry instants never go backwards. */
     final LinkedHashMap<IdempotencyId, IdempotencyRecord> idempotency = new LinkedHashMap<>();
+    /**
+     * One String per tenant for the records' ids: every log entry decodes its tenant afresh, and
+     * records are many. Derived (not in snapshots); tenants are the few the node's tokens name.
+     */
+    private final Map<String, String> tenantNames = new HashMap<>();
     long nextVersion = 1;
     long lastInstant = 0;
     Settings settings;
@@ -173,13 +179,19 @@ public final class KvEngine {
         if (id != null) {
             IdempotencyRecord recorded = idempotency.get(id);
             if (recorded != null)
-                return recorded.fingerprint().equals(call.fingerprint()) ? recorded.outcome(call.ops()) : new IdempotencyKeyReused();
+                return Fingerprint.matches(recorded.fingerprint(), call.fingerprint()) ? recorded.outcome(call.ops()) : new IdempotencyKeyReused();
         }
         Outcome outcome = new Evaluation(call.tenant(), now).run(call.ops());
         if (id != null)
-            idempotency.put(id, new IdempotencyRecord(call.fingerprint(),
-                    OutcomeCodec.encode(outcome, form == AnswerForm.AS_SENT ? call.ops() : null), now + IDEMPOTENCY_RETENTION_MICROS));
+            recordAnswer(id.tenant(), id.key(), call.fingerprint(),
+                    OutcomeCodec.encode(outcome, form == AnswerForm.AS_SENT ? call.ops() : null), now + IDEMPOTENCY_RETENTION_MICROS);
         return outcome;
+    }
+
+    /** Records a write call's answer for retries; also how a snapshot's records come back. */
+    void recordAnswer(String tenant, String idempotencyKey, String fingerprint, byte[] encodedOutcome, long expiresAt) {
+        IdempotencyId id = new IdempotencyId(tenantNames.computeIfAbsent(tenant, t -> t), idempotencyKey);
+        idempotency.put(id, new IdempotencyRecord(Fingerprint.compact(fingerprint), encodedOutcome, expiresAt));
     }
 
     private void forgetIdempotencyRecords(long now) {

@@ -66,7 +66,7 @@ public final class SnapshotCodec {
         for (Map.Entry<IdempotencyId, IdempotencyRecord> e : state.idempotency()) {
             Binary.writeString(out, e.getKey().tenant());
             Binary.writeString(out, e.getKey().key());
-            Binary.writeString(out, e.getValue().fingerprint());
+            Binary.writeString(out, Fingerprint.expand(e.getValue().fingerprint()));
             out.writeLong(e.getValue().expiresAt());
             if (sized) Binary.writeVarLong(out, e.getValue().encodedOutcome().length);
             out.write(e.getValue().encodedOutcome()); // the bytes OutcomeCodec gives
@@ -108,7 +108,7 @@ public final class SnapshotCodec {
             engine.restoreRow(tenant, ns, key, new Row(Binary.readJson(in), Binary.readVarLong(in), in.readLong(), in.readLong()));
         }
         for (long n = in.readLong(); n > 0; n--) {
-            IdempotencyId id = new IdempotencyId(Binary.readString(in), Binary.readString(in));
+            String tenant = Binary.readString(in), key = Binary.readString(in);
             String fingerprint = Binary.readString(in);
             long expiresAt = in.readLong();
             byte[] answer;
@@ -118,7 +118,7 @@ public final class SnapshotCodec {
             } else {
                 answer = OutcomeCodec.encode(OutcomeCodec.read(in, null));
             }
-            engine.idempotency.put(id, new IdempotencyRecord(fingerprint, answer, expiresAt));
+            engine.recordAnswer(tenant, key, fingerprint, answer, expiresAt);
         }
         long expected = checked.checksum();
         long stored = in.readLong();
