@@ -175,7 +175,7 @@ public final class KvEngine {
     }
 
     private Outcome applyCall(Entry.WriteCall call, long now, AnswerForm form) {
-        IdempotencyId id = call.idempotencyKey() == null ? null : new IdempotencyId(call.tenant(), call.idempotencyKey());
+        IdempotencyId id = call.idempotencyKey() == null ? null : idempotencyId(call.tenant(), call.idempotencyKey());
         if (id != null) {
             IdempotencyRecord recorded = idempotency.get(id);
             if (recorded != null)
@@ -183,14 +183,18 @@ public final class KvEngine {
         }
         Outcome outcome = new Evaluation(call.tenant(), now).run(call.ops());
         if (id != null)
-            recordAnswer(id.tenant(), id.key(), call.fingerprint(),
+            recordAnswer(id, call.fingerprint(),
                     OutcomeCodec.encode(outcome, form == AnswerForm.AS_SENT ? call.ops() : null), now + IDEMPOTENCY_RETENTION_MICROS);
         return outcome;
     }
 
+    /** The id of a tenant's Idempotency-Key, with the one String the engine holds for that tenant. */
+    IdempotencyId idempotencyId(String tenant, String idempotencyKey) {
+        return new IdempotencyId(tenantNames.computeIfAbsent(tenant, t -> t), idempotencyKey);
+    }
+
     /** Records a write call's answer for retries; also how a snapshot's records come back. */
-    void recordAnswer(String tenant, String idempotencyKey, String fingerprint, byte[] encodedOutcome, long expiresAt) {
-        IdempotencyId id = new IdempotencyId(tenantNames.computeIfAbsent(tenant, t -> t), idempotencyKey);
+    void recordAnswer(IdempotencyId id, String fingerprint, byte[] encodedOutcome, long expiresAt) {
         idempotency.put(id, new IdempotencyRecord(Fingerprint.compact(fingerprint), encodedOutcome, expiresAt));
     }
 

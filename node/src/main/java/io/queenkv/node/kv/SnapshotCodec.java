@@ -108,7 +108,7 @@ public final class SnapshotCodec {
             engine.restoreRow(tenant, ns, key, new Row(Binary.readJson(in), Binary.readVarLong(in), in.readLong(), in.readLong()));
         }
         for (long n = in.readLong(); n > 0; n--) {
-            String tenant = Binary.readString(in), key = Binary.readString(in);
+            IdempotencyId id = engine.idempotencyId(Binary.readString(in), Binary.readString(in));
             String fingerprint = Binary.readString(in);
             long expiresAt = in.readLong();
             byte[] answer;
@@ -118,7 +118,7 @@ public final class SnapshotCodec {
             } else {
                 answer = OutcomeCodec.encode(OutcomeCodec.read(in, null));
             }
-            engine.recordAnswer(tenant, key, fingerprint, answer, expiresAt);
+            engine.recordAnswer(id, fingerprint, answer, expiresAt);
         }
         long expected = checked.checksum();
         long stored = in.readLong();
