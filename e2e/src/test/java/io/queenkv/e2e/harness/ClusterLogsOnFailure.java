@@ -7,7 +7,8 @@ import org.junit.jupiter.api.extension.AfterTestExecutionCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * Prints the clusters' log paths and the last lines of every node's log when a test fails.
+ * Prints the clusters' log paths and the last lines of every node's log when a test fails, and
+ * leaves a thread dump of every running node beside the logs.
  *
  * <pre>{@code
  * @RegisterExtension final ClusterLogsOnFailure logs = new ClusterLogsOnFailure();
@@ -28,7 +29,7 @@ public final class ClusterLogsOnFailure implements AfterTestExecutionCallback {
     public void afterTestExecution(ExtensionContext context) {
         if (context.getExecutionException().isPresent()) {
             for (NodeProcessCluster c : clusters) {
-                System.err.println("[e2e] " + context.getDisplayName() + " failed; " + c.describeWithLogs());
+                System.err.println("[e2e] " + context.getDisplayName() + " failed; " + c.describeWithLogs() + c.threadDumps());
             }
         }
         clusters.clear();

@@ -619,6 +619,32 @@ public final class NodeProcessCluster implements AutoCloseable {
                 .collect(Collectors.joining("\n", "cluster in " + baseDir + ":\n", ""));
     }
 
+    /**
+     * Writes a thread dump of every running node that is not paused to {@code <id>-threads.txt} in the
+     * cluster dir ({@code jcmd Thread.print}), so a node that stopped making progress shows where.
+     * Answers where each went, or why not, one line per node.
+     */
+    public String threadDumps() {
+        Path jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd");
+        StringBuilder sb = new StringBuilder();
+        for (NodeHandle h : nodes.values()) {
+            if (!h.running() || h.paused) continue;
+            Path out = baseDir.resolve(h.id + "-threads.txt");
+            try {
+                Process p = new ProcessBuilder(jcmd.toString(), Long.toString(h.pid()), "Thread.print")
+                        .redirectErrorStream(true).redirectOutput(out.toFile()).start();
+                boolean done = p.waitFor(30, TimeUnit.SECONDS);
+                sb.append("  ").append(h.id).append(done && p.exitValue() == 0 ? " threads in " + out : " thread dump failed, see " + out).append('\n');
+            } catch (IOException e) {
+                sb.append("  ").append(h.id).append(" no thread dump (").append(e.getMessage()).append(")\n");
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return sb.toString();
+            }
+        }
+        return sb.toString();
+    }
+
     /** {@link #describe()} plus the last lines of every node's log. */
     public String describeWithLogs() {
         StringBuilder sb = new StringBuilder(describe()).append('\n');
