@@ -34,7 +34,6 @@ import io.queenkv.node.kv.EntryCodec;
  */
 final class EntryFormats implements AutoCloseable {
     private final ReplicatedKv kv;
-    private final KvStateMachine stateMachine;
     /** Each member's answer to the probe, its newest entry kind; members that did not answer have none. */
     private final Map<RaftPeerId, byte[]> answers = new ConcurrentHashMap<>();
     /** When each member not heard from yet was last asked: a member that is down costs a probe no more than once in a while. */
@@ -53,9 +52,8 @@ final class EntryFormats implements AutoCloseable {
     private static final long ASK_EVERY_NANOS = TimeUnit.SECONDS.toNanos(5);
     private static final long ANSWER_WITHIN_MILLIS = 500;
 
-    EntryFormats(ReplicatedKv kv, KvStateMachine stateMachine) {
+    EntryFormats(ReplicatedKv kv) {
         this.kv = kv;
-        this.stateMachine = stateMachine;
     }
 
     /**
@@ -73,6 +71,7 @@ final class EntryFormats implements AutoCloseable {
                 asSent &= newest;
                 if (!newest && dueForAsking(peer.getId()) && asking.add(peer.getId())) ask(peer);
             }
+        KvStateMachine stateMachine = kv.stateMachine();
         stateMachine.allowWriteCalls(groups);
         stateMachine.allowAnswersAsSent(groups && asSent);
     }

@@ -105,18 +105,38 @@ final class KvStateMachine extends BaseStateMachine {
     private volatile boolean writeCallsAllowed;
     private volatile boolean answersAsSentAllowed;
     private final SnapshotSchedule schedule;
+    private final LeftoverAppenders leftoverAppenders;
+    /** Ratis closed the server this state machine belonged to; a reopened group needs a new one. */
+    private volatile boolean closed;
     /** An admin asked for a snapshot of at least this index ({@link #requestSnapshot}); -1 when none was asked for. */
     private volatile long snapshotRequestedAt = -1;
 
     /**
      * @param snapshotEvery the fewest entries applied between two snapshots ({@link SnapshotSchedule})
      * @param snapshotTurn this member's turn for writing them among the group's members
+     * @param leftoverAppenders told when this node's term as leader becomes ready
      */
-    KvStateMachine(Settings seed, LongSupplier clockMicros, long snapshotEvery, SnapshotSchedule.Turn snapshotTurn) {
+    KvStateMachine(Settings seed, LongSupplier clockMicros, long snapshotEvery, SnapshotSchedule.Turn snapshotTurn,
+                   LeftoverAppenders leftoverAppenders) {
         this.seed = seed;
         this.clockMicros = clockMicros;
         this.engine = new KvEngine(seed);
         this.schedule = new SnapshotSchedule(snapshotEvery, snapshotTurn);
+        this.leftoverAppenders = leftoverAppenders;
+    }
+
+    boolean closed() {
+        return closed;
+    }
+
+    /** Ratis calls this on the apply thread once the first entry of this node's term as leader is applied. */
+    @Override
+    public void notifyLeaderReady() {
+        try {
+            leftoverAppenders.noteAtLeaderReady(getServer().join().getDivision(getGroupId()));
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("could not check this leader's log appenders: {}", e.toString());
+        }
     }
 
     @Override
@@ -483,6 +503,7 @@ final class KvStateMachine extends BaseStateMachine {
 
     @Override
     public void close() throws IOException {
+        closed = true;
         awaitSnapshotWrite();
         snapshotWriter.shutdown();
         super.close();

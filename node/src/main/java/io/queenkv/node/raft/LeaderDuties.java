@@ -12,7 +12,8 @@ import io.queenkv.node.kv.Entry;
 import io.queenkv.node.kv.KvEngine;
 
 /**
- * What only the leader does, on a timer: commit the seed settings of a new cluster once, re-admit
+ * What only the leader does, on a timer: step down when its term began with log appenders Ratis left
+ * over ({@link LeftoverAppenders}), commit the seed settings of a new cluster once, re-admit
  * members that lost their data ({@link Readmission}), and sweep expired rows through the log in
  * bounded batches, and learn whether every member applies grouped write calls
  * ({@link EntryFormats}). Every member also runs its own part of a re-admission here
@@ -40,6 +41,7 @@ public final class LeaderDuties implements AutoCloseable {
 
     private void run() {
         try {
+            if (readmission.reopenIfClosed()) return;
             var outside = kv.startedOutsideTheGroup();
             if (outside.isPresent()) {
                 readmission.askToBeTakenBackIn(outside.get());
@@ -50,6 +52,7 @@ public final class LeaderDuties implements AutoCloseable {
             readmission.askToBeTakenBackIn(division);
             var info = division.getInfo();
             if (!info.isLeader() || !info.isLeaderReady()) return;
+            if (kv.leftoverAppenders().stepDownIfAny(kv, division)) return;
             kv.entryFormats().refresh(division.getRaftConf());
             if (kv.local(KvEngine::settingsIndex) == 0) {
                 kv.write(new Entry.SeedSettings(0, kv.config().seedSettings())).get(10, TimeUnit.SECONDS);

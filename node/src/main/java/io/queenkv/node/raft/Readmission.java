@@ -138,6 +138,29 @@ final class Readmission {
         }
     }
 
+    /**
+     * Called every round on every member. Ratis closes a server of the group that runs outside the
+     * configuration when it stands for election: a member being re-admitted that a leader's leftover
+     * appender ({@link LeftoverAppenders}) fed the log, once that leader stopped leading. While this
+     * member holds the {@link PendingReadmission} mark it opens the group again from its storage, as a
+     * restart would: outside the configuration, voting for nobody, it then asks to be taken back in.
+     * Answers whether it did.
+     */
+    boolean reopenIfClosed() {
+        if (!pending.marked()) return false;
+        try {
+            if (!kv.reopenClosedGroup()) return false;
+            LOG.warn("Ratis closed this member's server for the group (it ran outside the configuration, waiting to be"
+                    + " taken back in): opened it again from its storage");
+            return true;
+        } catch (IOException | RuntimeException e) {
+            String failure = e.getMessage();
+            if (!String.valueOf(failure).equals(lastFailure)) LOG.warn("opening the group again failed, will retry: {}", failure);
+            lastFailure = String.valueOf(failure);
+            return false;
+        }
+    }
+
     /** Ids of the members being re-admitted (listeners of the configuration), sorted. */
     static List<String> readmitting(RaftConfiguration conf) {
         return conf.getCurrentPeers(RaftPeerRole.LISTENER).stream().map(p -> p.getId().toString()).sorted().toList();

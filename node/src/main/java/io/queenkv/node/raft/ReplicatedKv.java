@@ -34,6 +34,7 @@ import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.grpc.GrpcTlsConfig;
 import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.GroupManagementRequest;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftClientReply;
@@ -89,7 +90,10 @@ public final class ReplicatedKv implements AutoCloseable {
     private final NodeConfig config;
     private final MemberIdentity identity;
     private final RaftGroupId groupId;
-    private final KvStateMachine stateMachine;
+    /** Replaced only when Ratis closed the group's server and it is reopened ({@link #reopenClosedGroup}). */
+    private volatile KvStateMachine stateMachine;
+    private final LongSupplier clockMicros;
+    private final LeftoverAppenders leftoverAppenders = new LeftoverAppenders();
     private final RaftServer server;
     private final RaftClient client;
     private final RaftPeerId selfId;
@@ -139,8 +143,8 @@ public final class ReplicatedKv implements AutoCloseable {
         this.groupId = RaftGroupId.valueOf(identity.groupUuid());
         this.rpcParameters = rpcParameters(tls);
         this.selfId = RaftPeerId.valueOf(config.nodeId());
-        this.stateMachine = new KvStateMachine(config.seedSettings(), clockMicros, config.snapshotEveryEntries(),
-                SnapshotSchedule.Turn.of(config.nodeId(), config.peers().stream().map(NodeConfig.Peer::id).toList()));
+        this.clockMicros = clockMicros;
+        this.stateMachine = newStateMachine();
         dropPlaceholderGroup(config.dataDir());
         // No group at build: Ratis then starts only the groups found in the data dir, and the group is
         // created or joined later (Admission). A placeholder group would hold a log of its own, with a
@@ -158,7 +162,7 @@ public final class ReplicatedKv implements AutoCloseable {
         if (!config.initialMember()) known.addAll(toPeers(List.of(config.self())));
         this.client = newClient(known, RetryPolicies.retryUpToMaximumCountWithFixedSleep(16, TimeDuration.valueOf(500, TimeUnit.MILLISECONDS)));
         this.admission = new Admission(this);
-        this.entryFormats = new EntryFormats(this, stateMachine);
+        this.entryFormats = new EntryFormats(this);
     }
 
     /** The group this node creates next starts from {@code backup} (see {@link Admission}). */
@@ -192,7 +196,42 @@ public final class ReplicatedKv implements AutoCloseable {
     private StateMachine stateMachineFor(RaftGroupId requested) {
         if (!requested.equals(groupId))
             throw new IllegalArgumentException("this node is a member of cluster " + identity.clusterId() + " and hosts no other group");
+        if (stateMachine.closed()) stateMachine = newStateMachine();
         return stateMachine;
+    }
+
+    private KvStateMachine newStateMachine() {
+        return new KvStateMachine(config.seedSettings(), clockMicros, config.snapshotEveryEntries(),
+                SnapshotSchedule.Turn.of(config.nodeId(), config.peers().stream().map(NodeConfig.Peer::id).toList()),
+                leftoverAppenders);
+    }
+
+    /** The state machine of the group's current server. */
+    KvStateMachine stateMachine() {
+        return stateMachine;
+    }
+
+    /**
+     * When Ratis closed this node's server for the group (it does so to a server outside the
+     * configuration that stands for election), opens it again from its storage, with a new state
+     * machine, as a restart would: it starts outside the group. Answers whether it did.
+     */
+    boolean reopenClosedGroup() throws IOException {
+        if (server.getLifeCycleState() != LifeCycle.State.RUNNING) return false;
+        RaftServer.Division closed;
+        try {
+            closed = server.getDivision(groupId);
+        } catch (IOException e) {
+            return false; // no group at all
+        }
+        if (closed.getInfo().getLifeCycleState() != LifeCycle.State.CLOSED) return false;
+        RaftGroup group = closed.getGroup();
+        // Neither deleted nor moved aside: the storage stays where the group is opened again.
+        RaftClientReply removed = server.groupManagement(GroupManagementRequest.newRemove(ClientId.randomId(), selfId, 0, groupId, false, false));
+        if (!removed.isSuccess()) throw removed.getException();
+        RaftClientReply added = server.groupManagement(GroupManagementRequest.newAdd(ClientId.randomId(), selfId, 0, group, false));
+        if (!added.isSuccess()) throw added.getException();
+        return true;
     }
 
     /** A Raft client of this cluster's group that knows {@code peers}; every client of this node is made here. */
@@ -712,6 +751,11 @@ public final class ReplicatedKv implements AutoCloseable {
 
     public MemberIdentity identity() {
         return identity;
+    }
+
+    /** What a leader whose term began half-way through a membership change must clear ({@link LeaderDuties}). */
+    LeftoverAppenders leftoverAppenders() {
+        return leftoverAppenders;
     }
 
     public RaftPeerId selfId() {

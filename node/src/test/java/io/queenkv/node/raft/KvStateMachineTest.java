@@ -53,7 +53,7 @@ class KvStateMachineTest {
 
     @Test
     void anUndecodableCommittedEntryIsSkippedAndTheNextOneApplies() {
-        KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1, SnapshotSchedule.Turn.ALONE);
+        KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1, SnapshotSchedule.Turn.ALONE, new LeftoverAppenders());
         byte[] unknownKind = {EntryCodec.FORMAT_VERSION, 0, 0, 0, 0, 0, 0, 0, 1, 42, 0, 0};
 
         CompletableFuture<Message> skipped = sm.applyTransaction(committed(sm, 1, unknownKind));
@@ -77,7 +77,7 @@ class KvStateMachineTest {
      */
     @Test
     void aSnapshotLandingFromTheLeaderIsNotClaimedBeforeItIsLoaded(@TempDir Path dir) throws IOException {
-        KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1, SnapshotSchedule.Turn.ALONE);
+        KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1, SnapshotSchedule.Turn.ALONE, new LeftoverAppenders());
         RaftStorage storage = initialized(sm, dir);
         for (long i = 1; i <= 3; i++) sm.applyTransaction(committed(sm, i, EntryCodec.encode(put("k" + i))));
 
@@ -93,7 +93,7 @@ class KvStateMachineTest {
 
     @Test
     void aSnapshotIsAnsweredOnceWrittenAndNeverAheadOfTheAppliedIndex(@TempDir Path dir) throws IOException {
-        KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1, SnapshotSchedule.Turn.ALONE);
+        KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1, SnapshotSchedule.Turn.ALONE, new LeftoverAppenders());
         RaftStorage storage = initialized(sm, dir);
         for (long i = 1; i <= 3; i++) sm.applyTransaction(committed(sm, i, EntryCodec.encode(put("k" + i))));
         Files.writeString(new File(storage.getStorageDir().getStateMachineDir(), "snapshot.7_100").toPath(), "a stray file");
@@ -110,7 +110,7 @@ class KvStateMachineTest {
      */
     @Test
     void aWrittenSnapshotIsNotFollowedAtOnceByAnother(@TempDir Path dir) throws IOException {
-        KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0, 3, SnapshotSchedule.Turn.ALONE);
+        KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0, 3, SnapshotSchedule.Turn.ALONE, new LeftoverAppenders());
         RaftStorage storage = initialized(sm, dir);
         for (long i = 1; i <= 3; i++) sm.applyTransaction(committed(sm, i, EntryCodec.encode(put("k" + i))));
         sm.takeSnapshot();
@@ -134,7 +134,7 @@ class KvStateMachineTest {
      */
     @Test
     void aSnapshotIsNamedWithItsChecksumAndOldOnesAreCleanedUpOnceAfterEachNewOne(@TempDir Path dir) throws IOException {
-        KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0, 3, SnapshotSchedule.Turn.ALONE);
+        KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0, 3, SnapshotSchedule.Turn.ALONE, new LeftoverAppenders());
         RaftStorage storage = initialized(sm, dir);
         File smDir = storage.getStorageDir().getStateMachineDir();
         SnapshotRetentionPolicy keepOne = new SnapshotRetentionPolicy() {
@@ -170,7 +170,7 @@ class KvStateMachineTest {
     /** A crash while a snapshot was being written leaves it unfinished; the next start removes that and keeps the finished ones. */
     @Test
     void unfinishedSnapshotFilesAreRemovedAtStart(@TempDir Path dir) throws IOException {
-        KvStateMachine first = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1, SnapshotSchedule.Turn.ALONE);
+        KvStateMachine first = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1, SnapshotSchedule.Turn.ALONE, new LeftoverAppenders());
         RaftStorage storage = initialized(first, dir);
         first.applyTransaction(committed(first, 1, EntryCodec.encode(put("k1"))));
         first.takeSnapshot();
@@ -181,7 +181,7 @@ class KvStateMachineTest {
         Files.writeString(new File(smDir, "snapshot.1_7.tmp").toPath(), "half a snapshot");
         Files.writeString(new File(smDir, "snapshot.1_7.md5.tmp").toPath(), "half a checksum");
 
-        KvStateMachine second = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1, SnapshotSchedule.Turn.ALONE);
+        KvStateMachine second = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1, SnapshotSchedule.Turn.ALONE, new LeftoverAppenders());
         RaftStorage again = initialized(second, dir, RaftStorage.StartupOption.RECOVER);
         assertThat(smDir.list()).contains("snapshot.1_1", "snapshot.1_1.md5").noneMatch(name -> name.endsWith(".tmp"));
         assertThat(second.withEngine(KvEngine::keyCount)).isEqualTo(1);
@@ -196,7 +196,7 @@ class KvStateMachineTest {
      */
     @Test
     void aLargeStateIsSnapshottedOnlyOnceTheLogHoldsAQuarterOfIt(@TempDir Path dir) throws IOException {
-        KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1, SnapshotSchedule.Turn.ALONE);
+        KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1, SnapshotSchedule.Turn.ALONE, new LeftoverAppenders());
         RaftStorage storage = initialized(sm, dir);
         long index = 0;
         for (int i = 0; i < 400; i++) sm.applyTransaction(committed(sm, ++index, EntryCodec.encode(put("key-" + i))));
@@ -244,7 +244,7 @@ class KvStateMachineTest {
      */
     @Test
     void aForwardedWriteSentTwiceAppliesOnce() {
-        KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1, SnapshotSchedule.Turn.ALONE);
+        KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1, SnapshotSchedule.Turn.ALONE, new LeftoverAppenders());
         Entry.WriteCall call = new Entry.WriteCall(T0, "t", null, null,
                 List.of(new Op.Incr("ns", "n", java.math.BigDecimal.ONE, null, null, Expiry.FOREVER, false)));
         byte[] forwarded = EntryCodec.encode(ReplicatedKv.forwardable(call));
@@ -284,13 +284,13 @@ class KvStateMachineTest {
                 new Entry.WriteCall(T0, "t", null, null, List.of(new Op.Put("ns", "k", JsonValue.of("2"), Expiry.FOREVER, 0L, true))),
                 new Entry.WriteCall(T0, "t", "step-1", "f1", List.of(incr("n"))),
                 new Entry.WriteCall(T0, "t", null, null, List.of(incr("n"))));
-        KvStateMachine oneByOne = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1, SnapshotSchedule.Turn.ALONE);
+        KvStateMachine oneByOne = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1, SnapshotSchedule.Turn.ALONE, new LeftoverAppenders());
         List<Outcome> expected = new java.util.ArrayList<>();
         for (int i = 0; i < calls.size(); i++)
             expected.add(OutcomeCodec.decode(oneByOne.applyTransaction(committed(oneByOne, i + 1, EntryCodec.encode(calls.get(i)))).join().getContent().toByteArray()));
 
         for (AnswerForm form : AnswerForm.values()) {
-            KvStateMachine grouped = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1, SnapshotSchedule.Turn.ALONE);
+            KvStateMachine grouped = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1, SnapshotSchedule.Turn.ALONE, new LeftoverAppenders());
             Message reply = grouped.applyTransaction(committed(grouped, 1, EntryCodec.encode(new Entry.WriteCalls(T0, calls, form)))).join();
 
             assertThat(OutcomeCodec.decodeEach(reply.getContent().toByteArray(), calls)).as(form.name())
@@ -312,7 +312,7 @@ class KvStateMachineTest {
                 new Entry.WriteCall(T0, "t", "b", "fb", List.of(new Op.Put("ns", "b", JsonValue.of(big), Expiry.FOREVER, null, false))));
         int[] sizes = new int[2];
         for (AnswerForm form : AnswerForm.values()) {
-            KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1, SnapshotSchedule.Turn.ALONE);
+            KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1, SnapshotSchedule.Turn.ALONE, new LeftoverAppenders());
             byte[] reply = sm.applyTransaction(committed(sm, 1, EntryCodec.encode(new Entry.WriteCalls(T0, calls, form)))).join()
                     .getContent().toByteArray();
             sizes[form.ordinal()] = reply.length;
@@ -326,7 +326,7 @@ class KvStateMachineTest {
     /** An earlier version would skip a grouped entry: the leader refuses one until every member showed it applies them. */
     @Test
     void theLeaderTakesGroupsIntoTheLogOnlyOnceEveryMemberAppliesThem() throws IOException {
-        KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1, SnapshotSchedule.Turn.ALONE);
+        KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1, SnapshotSchedule.Turn.ALONE, new LeftoverAppenders());
         byte[] group = EntryCodec.encode(new Entry.WriteCalls(0, List.of(
                 new Entry.WriteCall(0, "t", null, null, List.of(incr("a"))), new Entry.WriteCall(0, "t", null, null, List.of(incr("b")))),
                 AnswerForm.FULL));
