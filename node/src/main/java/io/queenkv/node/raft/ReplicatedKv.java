@@ -94,6 +94,8 @@ public final class ReplicatedKv implements AutoCloseable {
     private volatile KvStateMachine stateMachine;
     private final LongSupplier clockMicros;
     private final LeftoverAppenders leftoverAppenders = new LeftoverAppenders();
+    /** A closed group taken off the server to be opened again, until it is ({@link #reopenClosedGroup}). */
+    private volatile RaftGroup reopening;
     private final RaftServer server;
     private final RaftClient client;
     private final RaftPeerId selfId;
@@ -218,19 +220,24 @@ public final class ReplicatedKv implements AutoCloseable {
      */
     boolean reopenClosedGroup() throws IOException {
         if (server.getLifeCycleState() != LifeCycle.State.RUNNING) return false;
-        RaftServer.Division closed;
-        try {
-            closed = server.getDivision(groupId);
-        } catch (IOException e) {
-            return false; // no group at all
+        RaftGroup group = reopening;
+        if (group == null) {
+            RaftServer.Division closed;
+            try {
+                closed = server.getDivision(groupId);
+            } catch (IOException e) {
+                return false; // no group at all
+            }
+            if (closed.getInfo().getLifeCycleState() != LifeCycle.State.CLOSED) return false;
+            group = closed.getGroup();
+            // Neither deleted nor moved aside: the storage stays where the group is opened again.
+            RaftClientReply removed = server.groupManagement(GroupManagementRequest.newRemove(ClientId.randomId(), selfId, 0, groupId, false, false));
+            if (!removed.isSuccess()) throw removed.getException();
+            reopening = group;
         }
-        if (closed.getInfo().getLifeCycleState() != LifeCycle.State.CLOSED) return false;
-        RaftGroup group = closed.getGroup();
-        // Neither deleted nor moved aside: the storage stays where the group is opened again.
-        RaftClientReply removed = server.groupManagement(GroupManagementRequest.newRemove(ClientId.randomId(), selfId, 0, groupId, false, false));
-        if (!removed.isSuccess()) throw removed.getException();
         RaftClientReply added = server.groupManagement(GroupManagementRequest.newAdd(ClientId.randomId(), selfId, 0, group, false));
         if (!added.isSuccess()) throw added.getException();
+        reopening = null;
         return true;
     }
 
