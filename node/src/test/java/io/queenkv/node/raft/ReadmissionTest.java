@@ -17,6 +17,7 @@ import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.SetConfigurationRequest;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.server.RaftConfiguration;
+import org.apache.ratis.util.LifeCycle;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -100,6 +101,35 @@ class ReadmissionTest {
         await("the mark to be cleared").atMost(Duration.ofSeconds(20)).until(() -> !mark.marked());
         String body = member.post("/api/v1/kv", "[{\"op\":\"getMany\",\"ns\":\"re\",\"keys\":[\"k0\",\"k19\"]}]").body();
         assertThat(body).contains("\"key\":\"k0\"").contains("\"key\":\"k19\"");
+    }
+
+    /**
+     * Ratis closes a member's server for the group when it stands for election outside the
+     * configuration (a member being re-admitted that a leader's leftover appender had fed). A member
+     * waiting to be taken back in opens it again from its storage and catches up; one that is not
+     * (a voter an admin removed, which Ratis closes the same way) stays closed.
+     */
+    @Test
+    void aMemberWaitingToBeTakenBackInOpensItsClosedGroupAgain() throws IOException {
+        nodes = LocalNode.startCluster(dir, 3, Map.of());
+        LocalNode leader = leader();
+        for (int i = 0; i < 20; i++) assertThat(put(leader, "k" + i).statusCode()).isEqualTo(200);
+        LocalNode member = nodes.stream().filter(n -> n != leader).findFirst().orElseThrow();
+        ReplicatedKv kv = member.node.replicated();
+        kv.division().close();
+        assertThat(kv.server().getDivision(kv.groupId()).getInfo().getLifeCycleState()).isEqualTo(LifeCycle.State.CLOSED);
+
+        await("an unmarked member to stay closed").pollDelay(Duration.ZERO).during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(10))
+                .until(() -> kv.server().getDivision(kv.groupId()).getInfo().getLifeCycleState() == LifeCycle.State.CLOSED);
+
+        PendingReadmission mark = new PendingReadmission(Path.of(member.env.get("QUEEN_KV_DATA_DIR")));
+        mark.mark();
+        for (int i = 20; i < 40; i++) assertThat(put(leader, "k" + i).statusCode()).isEqualTo(200);
+        await("the member to run its group again").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
+                .until(() -> kv.membership().isPresent());
+        await("the mark to be cleared").atMost(Duration.ofSeconds(20)).until(() -> !mark.marked());
+        String body = member.post("/api/v1/kv", "[{\"op\":\"getMany\",\"ns\":\"re\",\"keys\":[\"k0\",\"k39\"]}]").body();
+        assertThat(body).contains("\"key\":\"k0\"").contains("\"key\":\"k39\"");
     }
 
     /**
