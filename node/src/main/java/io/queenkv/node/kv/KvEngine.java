@@ -347,8 +347,9 @@ public final class KvEngine {
         // ---- writes
 
         private Result put(int i, Put op) {
-            Row current = live(op.ns(), op.key());
-            WriteResult lost = op.expect() == null ? null : lostPrecondition(i, op, current, op.expect());
+            // Only a precondition reads the current row: a lookup in a large space is a walk down its
+            // tree, and a plain put would walk it twice (here and in store) for nothing.
+            WriteResult lost = op.expect() == null ? null : lostPrecondition(i, op, live(op.ns(), op.key()), op.expect());
             return lost != null ? lost : write(i, op, op.value(), op.expiry().expiresAt(now));
         }
 

@@ -91,6 +91,32 @@ class KvStateMachineTest {
                 .as("nothing written while paused").containsExactly("snapshot.7_100");
     }
 
+    /**
+     * Ratis asks for the latest snapshot on every batch a leader sends and every append a follower
+     * takes; a member without one listed its directory each time. The directory is read at start and
+     * when an installed snapshot is loaded, and otherwise only what this state machine wrote counts.
+     */
+    @Test
+    void theLatestSnapshotIsReadFromTheDirectoryOnlyAtStartAndWhenOneIsLoaded(@TempDir Path dir) throws IOException {
+        KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1, SnapshotSchedule.Turn.ALONE, new LeftoverAppenders());
+        RaftStorage storage = initialized(sm, dir);
+        for (long i = 1; i <= 3; i++) sm.applyTransaction(committed(sm, i, EntryCodec.encode(put("k" + i))));
+        assertThat(sm.getLatestSnapshot()).as("none at start").isNull();
+        File smDir = storage.getStorageDir().getStateMachineDir();
+        File landed = new File(smDir, "snapshot.1_2");
+        Files.writeString(landed.toPath(), "landed beside this state machine");
+        assertThat(sm.getLatestSnapshot()).as("a file that landed is not looked for").isNull();
+
+        sm.takeSnapshot();
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(sm.getLatestSnapshot()).isNotNull());
+        assertThat(sm.getLatestSnapshot().getIndex()).as("the one written counts at once").isEqualTo(3);
+
+        sm.pause();
+        Files.writeString(new File(smDir, "snapshot.7_100").toPath(), "installed from the leader");
+        assertThat(sm.getLatestSnapshot().getIndex()).as("not before it is loaded").isEqualTo(3);
+        sm.close();
+    }
+
     @Test
     void aSnapshotIsAnsweredOnceWrittenAndNeverAheadOfTheAppliedIndex(@TempDir Path dir) throws IOException {
         KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1, SnapshotSchedule.Turn.ALONE, new LeftoverAppenders());
