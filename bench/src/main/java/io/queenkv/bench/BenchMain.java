@@ -18,6 +18,7 @@ import java.util.jar.JarFile;
 import io.queenkv.bench.cluster.AotCache;
 import io.queenkv.bench.cluster.Clusters;
 import io.queenkv.bench.cluster.LocalCluster;
+import io.queenkv.bench.cluster.ProcessCpu;
 import io.queenkv.bench.driver.EtcdDriver;
 import io.queenkv.bench.driver.QueenKvDriver;
 import io.queenkv.bench.driver.SystemDriver;
@@ -27,6 +28,7 @@ import io.queenkv.bench.load.Workload;
 import io.queenkv.bench.load.WorkloadSpec;
 import io.queenkv.bench.report.ReportFiles;
 import io.queenkv.bench.report.Results.BenchReport;
+import io.queenkv.bench.report.Results.CpuPerOp;
 import io.queenkv.bench.report.Results.LoadedClusterResult;
 import io.queenkv.bench.report.Results.Machine;
 import io.queenkv.bench.report.Results.Settings;
@@ -34,6 +36,7 @@ import io.queenkv.bench.report.Results.SnapshotWindow;
 import io.queenkv.bench.report.Results.SystemResult;
 import io.queenkv.bench.report.Results.WorkloadResult;
 import io.queenkv.bench.report.ResultsTables;
+import io.queenkv.bench.report.Table;
 
 /**
  * The benchmark: for each system in turn, on loopback,
@@ -119,7 +122,7 @@ public final class BenchMain {
                 driver.preload();
                 warmUp(driver);
                 for (WorkloadSpec spec : WorkloadSpec.values())
-                    if (options.workloads().contains(spec)) workloads.add(runWorkload(driver, spec));
+                    if (options.workloads().contains(spec)) workloads.add(runWorkload(cluster, driver, spec));
             }
         }
         LoadedClusterResult loaded = null;
@@ -240,17 +243,27 @@ public final class BenchMain {
             LoadGenerator.run(driver.workload(spec, spec.inFlight()).orElseThrow(), spec.inFlight(), Duration.ZERO, part);
     }
 
-    private WorkloadResult runWorkload(SystemDriver driver, WorkloadSpec spec) {
+    private WorkloadResult runWorkload(LocalCluster cluster, SystemDriver driver, WorkloadSpec spec) {
         int inFlight = options.inFlightOverride().orElse(spec.inFlight());
         Optional<Workload> workload = driver.workload(spec, inFlight);
-        Measurement m = workload.map(w -> LoadGenerator.run(w, inFlight, options.ramp(), options.duration())).orElse(null);
-        if (m == null) {
+        if (workload.isEmpty()) {
             System.out.printf(Locale.ROOT, "  %-22s not offered%n", spec.id());
-        } else {
-            System.out.printf(Locale.ROOT, "  %-22s %9.0f ops/s  p50 %7.2f  p99 %7.2f  p99.9 %7.2f ms%s%n", spec.id(),
-                    m.opsPerSecond(), m.p50Millis(), m.p99Millis(), m.p999Millis(), m.errors() > 0 ? "  errors " + m.errors() : "");
+            return new WorkloadResult(spec.id(), inFlight, spec.description(), spec.etcdEquivalent(), null, null);
         }
-        return new WorkloadResult(spec.id(), inFlight, spec.description(), spec.etcdEquivalent(), m);
+        // CPU used at the window's start, then what the window used: members', load generator's.
+        Duration[] cpuUsed = {null, null};
+        Measurement m = LoadGenerator.run(workload.get(), inFlight, options.ramp(), options.duration(), () -> {
+            Duration members = cluster.cpuUsed(), loadGenerator = ProcessCpu.usedByThisProcess();
+            boolean start = cpuUsed[0] == null;
+            cpuUsed[0] = start ? members : members.minus(cpuUsed[0]);
+            cpuUsed[1] = start ? loadGenerator : loadGenerator.minus(cpuUsed[1]);
+        });
+        CpuPerOp cpu = CpuPerOp.of(cpuUsed[0], cpuUsed[1], m.ops());
+        System.out.printf(Locale.ROOT, "  %-22s %9.0f ops/s  p50 %7.2f  p99 %7.2f  p99.9 %7.2f ms  CPU/op %5.0f µs members, %4.0f µs load generator%s%n",
+                spec.id(), m.opsPerSecond(), m.p50Millis(), m.p99Millis(), m.p999Millis(),
+                cpu == null ? 0 : cpu.membersMicros(), cpu == null ? 0 : cpu.loadGeneratorMicros(),
+                m.errors() > 0 ? "  errors " + m.errors() : "");
+        return new WorkloadResult(spec.id(), inFlight, spec.description(), spec.etcdEquivalent(), m, cpu);
     }
 
     private LoadedClusterResult measureLoaded(LocalCluster cluster, SystemDriver driver) {
@@ -292,6 +305,8 @@ public final class BenchMain {
         Path runJson = ReportFiles.write(report, runResults, stamp);
 
         System.out.println("\n" + ResultsTables.throughput(report).plain());
+        Table cpu = ResultsTables.cpuPerOp(report);
+        if (cpu != null) System.out.println(cpu.plain());
         System.out.println(ResultsTables.loadedCluster(report).plain());
         System.out.println(ResultsTables.workloadNotes(report).plain());
         report.notes().forEach(System.out::println);

@@ -75,6 +75,13 @@ public final class LocalCluster implements AutoCloseable {
         return Duration.between(began, Instant.now());
     }
 
+    /** CPU time used so far by the members' processes together. */
+    public Duration cpuUsed() {
+        Duration sum = Duration.ZERO;
+        for (Process p : processes) sum = sum.plus(ProcessCpu.used(p.pid()));
+        return sum;
+    }
+
     /** Resident memory of all member processes (VmRSS from /proc), in bytes. */
     public long rssBytes() {
         long sum = 0;

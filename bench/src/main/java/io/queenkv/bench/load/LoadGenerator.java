@@ -46,11 +46,19 @@ public final class LoadGenerator implements AutoCloseable {
 
     /** Runs {@code workload} for {@code ramp} unmeasured, then measures {@code window}, then stops. */
     public static Measurement run(Workload workload, int inFlight, Duration ramp, Duration window) {
+        return run(workload, inFlight, ramp, window, () -> {});
+    }
+
+    /** As {@link #run(Workload, int, Duration, Duration)}, calling {@code atWindowEdges} as the measured window starts and as it ends. */
+    public static Measurement run(Workload workload, int inFlight, Duration ramp, Duration window, Runnable atWindowEdges) {
         try (LoadGenerator load = start(workload, inFlight)) {
             sleep(ramp);
             load.takeWindow();
+            atWindowEdges.run();
             sleep(window);
-            return load.takeWindow();
+            Measurement m = load.takeWindow();
+            atWindowEdges.run();
+            return m;
         }
     }
 

@@ -35,7 +35,9 @@ public final class ReportFiles {
     }
 
     public static String markdown(BenchReport report) {
+        Table cpu = ResultsTables.cpuPerOp(report);
         return "Throughput (ops/s) and latency (ms):\n\n" + ResultsTables.throughput(report).markdown()
+                + (cpu == null ? "" : "\nCPU time per answered operation (µs) over the same windows:\n\n" + cpu.markdown())
                 + "\nA cluster holding the keys, and the first seconds after a cold start:\n\n"
                 + ResultsTables.loadedCluster(report).markdown()
                 + "\nWhat each workload sends:\n\n" + ResultsTables.workloadNotes(report).markdown();

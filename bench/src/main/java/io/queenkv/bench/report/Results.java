@@ -1,5 +1,6 @@
 package io.queenkv.bench.report;
 
+import java.time.Duration;
 import java.util.List;
 
 import io.queenkv.bench.load.Measurement;
@@ -8,9 +9,23 @@ import io.queenkv.bench.load.Measurement;
 public final class Results {
     private Results() {}
 
-    /** One workload on one system; {@code measurement} is null when the system has no such call. */
+    /**
+     * One workload on one system; {@code measurement} is null when the system has no such call, and
+     * {@code cpu} too (and in reports written before it was measured).
+     */
     public record WorkloadResult(String workload, int inFlight, String description, String etcdEquivalent,
-                                 Measurement measurement) {}
+                                 Measurement measurement, CpuPerOp cpu) {}
+
+    /**
+     * CPU time per answered operation over a measured window, in microseconds: the three members'
+     * processes together, and the load generator's JVM. Steadier than throughput on a shared machine,
+     * and it says what each answer costs whichever process waits for the CPU.
+     */
+    public record CpuPerOp(double membersMicros, double loadGeneratorMicros) {
+        public static CpuPerOp of(Duration members, Duration loadGenerator, long ops) {
+            return ops == 0 ? null : new CpuPerOp(members.toNanos() / 1e3 / ops, loadGenerator.toNanos() / 1e3 / ops);
+        }
+    }
 
     /** Puts (256 B, 64 in flight) in the 5 s before a snapshot on the leader, and while it was being taken. */
     public record SnapshotWindow(double snapshotSeconds, Measurement before, Measurement during) {}

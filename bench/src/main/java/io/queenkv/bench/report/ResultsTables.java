@@ -6,6 +6,7 @@ import java.util.Locale;
 
 import io.queenkv.bench.load.Measurement;
 import io.queenkv.bench.report.Results.BenchReport;
+import io.queenkv.bench.report.Results.CpuPerOp;
 import io.queenkv.bench.report.Results.LoadedClusterResult;
 import io.queenkv.bench.report.Results.SystemResult;
 import io.queenkv.bench.report.Results.WorkloadResult;
@@ -47,6 +48,50 @@ public final class ResultsTables {
             rows.add(row);
         }
         return new Table(header, rows, true);
+    }
+
+    /**
+     * Per workload: CPU time per answered operation of each system's three members together and of
+     * the load generator, then Queen KV's members' CPU per operation ÷ each etcd's (below 1: Queen KV
+     * spends less). Null when no workload of the report measured CPU (reports written before it was).
+     */
+    public static Table cpuPerOp(BenchReport report) {
+        List<SystemResult> systems = report.systems();
+        if (systems.stream().flatMap(s -> s.workloads().stream()).allMatch(w -> w.cpu() == null)) return null;
+        SystemResult queen = queenKv(systems);
+        List<SystemResult> etcds = systems.stream().filter(s -> !s.system().equals(QUEEN_KV)).toList();
+        List<String> header = new ArrayList<>(List.of("workload"));
+        for (SystemResult s : systems) {
+            header.add(s.system() + " members µs/op");
+            header.add(s.system() + " load generator µs/op");
+        }
+        if (queen != null) for (SystemResult e : etcds) header.add("members CPU/op vs " + e.system());
+        List<List<String>> rows = new ArrayList<>();
+        for (String workload : workloadIds(systems)) {
+            List<String> row = new ArrayList<>(List.of(workload));
+            for (SystemResult s : systems) {
+                CpuPerOp cpu = cpuOf(s, workload);
+                row.add(cpu == null ? "—" : micros(cpu.membersMicros()));
+                row.add(cpu == null ? "—" : micros(cpu.loadGeneratorMicros()));
+            }
+            if (queen != null)
+                for (SystemResult e : etcds) {
+                    CpuPerOp q = cpuOf(queen, workload), other = cpuOf(e, workload);
+                    row.add(q == null || other == null || other.membersMicros() <= 0 ? "n/a"
+                            : String.format(Locale.ROOT, "%.2f×", q.membersMicros() / other.membersMicros()));
+                }
+            rows.add(row);
+        }
+        return new Table(header, rows, true);
+    }
+
+    private static CpuPerOp cpuOf(SystemResult s, String workload) {
+        WorkloadResult w = s.workload(workload);
+        return w == null ? null : w.cpu();
+    }
+
+    static String micros(double v) {
+        return String.format(Locale.ROOT, "%,.0f", v);
     }
 
     /** What each workload sends: Queen KV's call and etcd's nearest equivalent. */

@@ -21,7 +21,7 @@ import io.queenkv.bench.report.Results.WorkloadResult;
 class RatioChartTest {
     private static WorkloadResult workload(String id, Double opsPerSecond) {
         Measurement m = opsPerSecond == null ? null : new Measurement(1, 0, 1, opsPerSecond, 1, 2, 3, 4);
-        return new WorkloadResult(id, 1, "d", "e", m);
+        return new WorkloadResult(id, 1, "d", "e", m, null);
     }
 
     private static SystemResult system(String id, Double put, Double serializable) {
