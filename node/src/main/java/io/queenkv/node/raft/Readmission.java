@@ -132,9 +132,7 @@ final class Readmission {
             }
             LOG.info("taken back in as a new incarnation: this member votes again");
         } catch (IOException | RuntimeException e) {
-            String failure = e.getMessage();
-            if (!String.valueOf(failure).equals(lastFailure)) LOG.warn("asking to be taken back in failed, will retry: {}", failure);
-            lastFailure = String.valueOf(failure);
+            warnOnce("asking to be taken back in failed, will retry: {}", e);
         }
     }
 
@@ -154,11 +152,16 @@ final class Readmission {
                     + " taken back in): opened it again from its storage");
             return true;
         } catch (IOException | RuntimeException e) {
-            String failure = e.getMessage();
-            if (!String.valueOf(failure).equals(lastFailure)) LOG.warn("opening the group again failed, will retry: {}", failure);
-            lastFailure = String.valueOf(failure);
+            warnOnce("opening the group again failed, will retry: {}", e);
             return false;
         }
+    }
+
+    /** Logs a failure that repeats every round once, until another failure or a success comes between. */
+    private void warnOnce(String message, Exception e) {
+        String failure = String.valueOf(e.getMessage());
+        if (!failure.equals(lastFailure)) LOG.warn(message, failure);
+        lastFailure = failure;
     }
 
     /** Ids of the members being re-admitted (listeners of the configuration), sorted. */
@@ -219,9 +222,7 @@ final class Readmission {
             }
             lastFailure = "";
         } catch (IOException | RuntimeException e) {
-            String failure = e.getMessage();
-            if (!String.valueOf(failure).equals(lastFailure)) LOG.warn("re-admission step failed, will retry: {}", failure);
-            lastFailure = String.valueOf(failure);
+            warnOnce("re-admission step failed, will retry: {}", e);
         }
     }
 
