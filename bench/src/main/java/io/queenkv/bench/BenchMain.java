@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.jar.JarFile;
 
 import io.queenkv.bench.cluster.AotCache;
@@ -250,20 +251,23 @@ public final class BenchMain {
             System.out.printf(Locale.ROOT, "  %-22s not offered%n", spec.id());
             return new WorkloadResult(spec.id(), inFlight, spec.description(), spec.etcdEquivalent(), null, null);
         }
-        // CPU used at the window's start, then what the window used: members', load generator's.
-        Duration[] cpuUsed = {null, null};
-        Measurement m = LoadGenerator.run(workload.get(), inFlight, options.ramp(), options.duration(), () -> {
-            Duration members = cluster.cpuUsed(), loadGenerator = ProcessCpu.usedByThisProcess();
-            boolean start = cpuUsed[0] == null;
-            cpuUsed[0] = start ? members : members.minus(cpuUsed[0]);
-            cpuUsed[1] = start ? loadGenerator : loadGenerator.minus(cpuUsed[1]);
-        });
-        CpuPerOp cpu = CpuPerOp.of(cpuUsed[0], cpuUsed[1], m.ops());
+        AtomicReference<CpuReading> atStart = new AtomicReference<>(), atEnd = new AtomicReference<>();
+        Measurement m = LoadGenerator.run(workload.get(), inFlight, options.ramp(), options.duration(),
+                () -> atStart.set(CpuReading.of(cluster)), () -> atEnd.set(CpuReading.of(cluster)));
+        CpuPerOp cpu = CpuPerOp.of(atEnd.get().members().minus(atStart.get().members()),
+                atEnd.get().loadGenerator().minus(atStart.get().loadGenerator()), m.ops());
         System.out.printf(Locale.ROOT, "  %-22s %9.0f ops/s  p50 %7.2f  p99 %7.2f  p99.9 %7.2f ms  CPU/op %5.0f µs members, %4.0f µs load generator%s%n",
                 spec.id(), m.opsPerSecond(), m.p50Millis(), m.p99Millis(), m.p999Millis(),
                 cpu == null ? 0 : cpu.membersMicros(), cpu == null ? 0 : cpu.loadGeneratorMicros(),
                 m.errors() > 0 ? "  errors " + m.errors() : "");
         return new WorkloadResult(spec.id(), inFlight, spec.description(), spec.etcdEquivalent(), m, cpu);
+    }
+
+    /** CPU used so far by the members together and by this JVM, the load generator. */
+    private record CpuReading(Duration members, Duration loadGenerator) {
+        static CpuReading of(LocalCluster cluster) {
+            return new CpuReading(cluster.cpuUsed(), ProcessCpu.usedByThisProcess());
+        }
     }
 
     private LoadedClusterResult measureLoaded(LocalCluster cluster, SystemDriver driver) {

@@ -46,18 +46,18 @@ public final class LoadGenerator implements AutoCloseable {
 
     /** Runs {@code workload} for {@code ramp} unmeasured, then measures {@code window}, then stops. */
     public static Measurement run(Workload workload, int inFlight, Duration ramp, Duration window) {
-        return run(workload, inFlight, ramp, window, () -> {});
+        return run(workload, inFlight, ramp, window, () -> {}, () -> {});
     }
 
-    /** As {@link #run(Workload, int, Duration, Duration)}, calling {@code atWindowEdges} as the measured window starts and as it ends. */
-    public static Measurement run(Workload workload, int inFlight, Duration ramp, Duration window, Runnable atWindowEdges) {
+    /** As {@link #run(Workload, int, Duration, Duration)}, calling {@code windowStarts} and {@code windowEnds} at the measured window's edges. */
+    public static Measurement run(Workload workload, int inFlight, Duration ramp, Duration window, Runnable windowStarts, Runnable windowEnds) {
         try (LoadGenerator load = start(workload, inFlight)) {
             sleep(ramp);
             load.takeWindow();
-            atWindowEdges.run();
+            windowStarts.run();
             sleep(window);
             Measurement m = load.takeWindow();
-            atWindowEdges.run();
+            windowEnds.run();
             return m;
         }
     }
