@@ -1,9 +1,9 @@
 package io.queenkv.node.http;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeoutException;
 
@@ -16,8 +16,9 @@ import io.queenkv.node.kv.Refusal;
 import io.queenkv.node.kv.Refusal.Reason;
 
 /**
- * Reads request bodies as their bytes arrive, never sized from a declared Content-Length: a client
- * that declares 32 MiB and sends nothing costs a few KiB. The bytes held by all bodies being read
+ * Reads request bodies as their bytes arrive; a declared Content-Length caps the array that holds
+ * one but never sizes it ahead of the bytes: a client that declares 32 MiB and sends nothing costs a
+ * few KiB. The bytes held by all bodies being read
  * at once are bounded by {@link #BUDGET_BYTES}; a body that would pass it is refused with 503
  * {@code kv_retry} (the node is busy, not the call wrong). A body must arrive whole within
  * {@link #DEADLINE} of the node starting to read it, and after the first {@link #GRACE} at
@@ -33,6 +34,7 @@ final class BodyReader {
     /** A quarter of the heap, at least 64 MiB: room for a few full-size calls and their parsed trees. */
     static final long BUDGET_BYTES = Math.max(64L << 20, Runtime.getRuntime().maxMemory() / 4);
     private static final int KIB = 1024;
+    private static final int CHUNK_BYTES = 16 * KIB;
     /** The node's budget, in KiB, for the bytes of the bodies being read. */
     private final Semaphore budgetKib = new Semaphore((int) Math.min(Integer.MAX_VALUE, BUDGET_BYTES / KIB));
 
@@ -43,21 +45,27 @@ final class BodyReader {
         long started = System.nanoTime();
         int reservedKib = 0;
         try (InputStream in = ctx.req().getInputStream()) {
-            ByteArrayOutputStream out = new ByteArrayOutputStream(1024);
-            byte[] buffer = new byte[16 * KIB];
-            for (int n; (n = in.read(buffer)) >= 0; ) {
-                if (out.size() + (long) n > limit) throw tooLarge(out.size() + (long) n, limit);
-                // Reserve 64 KiB ahead of what is held, so most reads reserve nothing.
-                int neededKib = (int) Math.min(Integer.MAX_VALUE, (out.size() + (long) n) / KIB + 64);
-                if (neededKib > reservedKib) {
-                    if (!budgetKib.tryAcquire(neededKib - reservedKib))
-                        throw new Refusal(Reason.KV_RETRY, "this node is reading as many request bodies as it has memory for; try again");
-                    reservedKib = neededKib;
+            // One byte past a small declared length, so its end is read without a 16 KiB buffer.
+            byte[] chunk = new byte[(int) Math.min(CHUNK_BYTES, declared >= 0 ? declared + 1 : CHUNK_BYTES)];
+            byte[] body = new byte[0];
+            int size = 0;
+            for (int n; (n = in.read(chunk)) >= 0; ) {
+                if (size + (long) n > limit) throw tooLarge(size + (long) n, limit);
+                if (size + n > body.length) {
+                    int grown = capacity(body.length, size + n, declared >= 0 ? declared : limit);
+                    int neededKib = (grown + KIB - 1) / KIB;
+                    if (neededKib > reservedKib) {
+                        if (!budgetKib.tryAcquire(neededKib - reservedKib))
+                            throw new Refusal(Reason.KV_RETRY, "this node is reading as many request bodies as it has memory for; try again");
+                        reservedKib = neededKib;
+                    }
+                    body = Arrays.copyOf(body, grown);
                 }
-                out.write(buffer, 0, n);
-                checkPace(out.size(), System.nanoTime() - started);
+                System.arraycopy(chunk, 0, body, size, n);
+                size += n;
+                checkPace(size, System.nanoTime() - started);
             }
-            return out.toByteArray();
+            return size == body.length ? body : Arrays.copyOf(body, size);
         } catch (IOException | RuntimeException e) {
             if (e instanceof Refusal r) throw r;
             LOG.debug("a request body could not be read", e);
@@ -66,6 +74,16 @@ final class BodyReader {
         } finally {
             budgetKib.release(reservedKib);
         }
+    }
+
+    /**
+     * The body's next capacity, reserved from the budget before it is allocated: room for what
+     * arrived, and ahead of it 64 KiB or as much again (whichever is more), never past {@code most}
+     * (the declared length, else the limit). A body that arrives as declared ends in an array of its
+     * exact size, and a declared length alone reserves nothing.
+     */
+    private static int capacity(int current, int needed, long most) {
+        return (int) Math.max(needed, Math.min(most, Math.max(2L * current, needed + 64L * KIB)));
     }
 
     private static void checkPace(long bytes, long elapsedNanos) {

@@ -2,10 +2,10 @@ package io.queenkv.node.http;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.security.DigestOutputStream;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -18,6 +18,7 @@ import org.slf4j.LoggerFactory;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import io.javalin.http.Context;
+import io.queenkv.node.Sha256;
 import io.queenkv.node.access.Access;
 import io.queenkv.node.access.RateLimiter;
 import io.queenkv.node.api.CallParser;
@@ -141,14 +142,14 @@ final class KvRoutes {
         }
     }
 
-    /** Identifies a call's content, so a reused Idempotency-Key with a different call is caught. */
+    /**
+     * Identifies a call's content, so a reused Idempotency-Key with a different call is caught: the
+     * SHA-256 of the call as {@link EntryCodec#encodeQuery} writes it, streamed into the digest.
+     */
     private static String fingerprint(String tenant, List<Op> ops) {
-        try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(EntryCodec.encodeQuery(new EntryCodec.ReadQuery(tenant, ops)));
-            return HexFormat.of().formatHex(digest);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        MessageDigest digest = Sha256.newDigest();
+        EntryCodec.writeQuery(new EntryCodec.ReadQuery(tenant, ops), new DigestOutputStream(OutputStream.nullOutputStream(), digest));
+        return Sha256.hexValueOf(digest);
     }
 
     /**

@@ -1,7 +1,9 @@
 package io.queenkv.node.http;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -15,6 +17,11 @@ import io.queenkv.node.raft.ReplicatedKv;
 final class NodeMetrics {
     private static final Set<String> METHODS = Set.of("GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH", "TRACE", "CONNECT");
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    /**
+     * One timer per label set, looked up in a map: building and registering the timer on every
+     * request (the registry then finds the one it has) cost more than recording into it.
+     */
+    private final Map<RequestLabels, Timer> requestTimers = new ConcurrentHashMap<>();
 
     NodeMetrics(ReplicatedKv kv) {
         Gauge.builder("queen_kv_raft_commit_index", kv, k -> k.division().getRaftLog().getLastCommittedIndex())
@@ -55,16 +62,24 @@ final class NodeMetrics {
      * unmatched path as the one route {@code unmatched}, so no request adds a series of its own.
      */
     void request(String method, String route, int status, Duration took) {
-        String outcome = status < 400 ? "ok" : status < 500 ? "refused" : "failed";
-        Timer.builder("queen_kv_http_requests")
+        // A status past 100-599 counts as "other", under the outcome its number falls in.
+        int counted = status < 100 ? 99 : Math.min(status, 600);
+        requestTimers.computeIfAbsent(new RequestLabels(METHODS.contains(method) ? method : "OTHER", route == null ? "unmatched" : route, counted),
+                this::requestTimer).record(took);
+    }
+
+    private record RequestLabels(String method, String route, int status) {}
+
+    private Timer requestTimer(RequestLabels labels) {
+        int status = labels.status();
+        return Timer.builder("queen_kv_http_requests")
                 .description("HTTP requests by route and outcome")
-                .tag("method", METHODS.contains(method) ? method : "OTHER")
-                .tag("route", route == null ? "unmatched" : route)
+                .tag("method", labels.method())
+                .tag("route", labels.route())
                 .tag("status", status >= 100 && status <= 599 ? Integer.toString(status) : "other")
-                .tag("outcome", outcome)
+                .tag("outcome", status < 400 ? "ok" : status < 500 ? "refused" : "failed")
                 .publishPercentileHistogram(false)
-                .register(registry)
-                .record(took);
+                .register(registry);
     }
 
     String scrape() {

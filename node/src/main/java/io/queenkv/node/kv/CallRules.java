@@ -120,7 +120,14 @@ public final class CallRules {
 
     /** No unpaired surrogate: the text has a UTF-8 form, so it is stored and answered exactly as sent. */
     public static boolean isValidUnicode(String s) {
-        for (int i = 0; i < s.length(); i++) {
+        // Most text holds no surrogate at all: a plain scan for one (which the JIT compiles tightly) comes first.
+        for (int i = 0; i < s.length(); i++)
+            if (Character.isSurrogate(s.charAt(i))) return surrogatesPairedFrom(s, i);
+        return true;
+    }
+
+    private static boolean surrogatesPairedFrom(String s, int from) {
+        for (int i = from; i < s.length(); i++) {
             char c = s.charAt(i);
             if (Character.isHighSurrogate(c)) {
                 if (i + 1 >= s.length() || !Character.isLowSurrogate(s.charAt(i + 1))) return false;

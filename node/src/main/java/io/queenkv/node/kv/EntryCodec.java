@@ -7,6 +7,7 @@ import java.io.DataInputStream;
 import java.io.DataOutput;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -36,7 +37,7 @@ public final class EntryCodec {
 
     public static byte[] encode(Entry entry) {
         try {
-            ByteArrayOutputStream bytes = new ByteArrayOutputStream(256);
+            ByteArrayOutputStream bytes = new ByteArrayOutputStream(entry instanceof WriteCall call ? roomFor(call.ops()) : 256);
             DataOutputStream out = new DataOutputStream(bytes);
             out.writeByte(FORMAT_VERSION);
             out.writeLong(entry.instant());
@@ -155,12 +156,18 @@ public final class EntryCodec {
     public record ReadQuery(String tenant, List<Op> ops) {}
 
     public static byte[] encodeQuery(ReadQuery query) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(roomFor(query.ops()));
+        writeQuery(query, bytes);
+        return bytes.toByteArray();
+    }
+
+    /** Writes {@link #encodeQuery}'s bytes to {@code to}: a digest of them needs no copy of the call's values. */
+    public static void writeQuery(ReadQuery query, OutputStream to) {
         try {
-            ByteArrayOutputStream bytes = new ByteArrayOutputStream(128);
-            DataOutputStream out = new DataOutputStream(bytes);
+            DataOutputStream out = new DataOutputStream(to);
             Binary.writeString(out, query.tenant());
             writeOps(out, query.ops());
-            return bytes.toByteArray();
+            out.flush();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -187,7 +194,7 @@ public final class EntryCodec {
 
     /**
      * An encoded {@link WriteCalls} entry (as {@link #group} makes it) marked to be answered {@link AnswerForm#AS_SENT}: the
-     * leader's choice, made once every member reads that form. In place: the caller's copy ({@link #stampInstant} made it).
+     * leader's choice, made once every member reads that form. In place, like {@link #stampInstant}.
      */
     public static byte[] answeredAsSent(byte[] encodedGroup) {
         if (!isGroup(encodedGroup) || encodedGroup[0] != FORMAT_VERSION) throw new IllegalArgumentException("not an encoded group of write calls");
@@ -195,10 +202,10 @@ public final class EntryCodec {
         return encodedGroup;
     }
 
+    /** Sets an encoded entry's instant, in place: the caller's own array (no copy of the values it carries). */
     public static byte[] stampInstant(byte[] encoded, long instant) {
-        byte[] copy = encoded.clone();
-        ByteBuffer.wrap(copy).putLong(INSTANT_OFFSET, instant);
-        return copy;
+        ByteBuffer.wrap(encoded).putLong(INSTANT_OFFSET, instant);
+        return encoded;
     }
 
     static void writeSettings(DataOutput out, Settings s) throws IOException {
@@ -213,6 +220,22 @@ public final class EntryCodec {
     static Settings readSettings(DataInput in) throws IOException {
         return new Settings(Binary.readVarInt(in), Binary.readVarInt(in), Binary.readVarInt(in), Binary.readVarLong(in),
                 Binary.readVarInt(in), Binary.readVarInt(in));
+    }
+
+    /**
+     * What to set aside for encoding a call of these ops: their values exactly, everything else
+     * generously, so a call carrying large values is encoded without its buffer growing (and being
+     * copied) on the way.
+     */
+    private static int roomFor(List<Op> ops) {
+        int room = 256;
+        for (Op op : ops) {
+            room += 64;
+            if (op instanceof Op.Write write) room += write.key().length();
+            if (op instanceof Op.Put put) room += put.value().utf8Length();
+            else if (op instanceof Op.PutIfAbsent put) room += put.value().utf8Length();
+        }
+        return room;
     }
 
     private static void writeOps(DataOutput out, List<Op> ops) throws IOException {

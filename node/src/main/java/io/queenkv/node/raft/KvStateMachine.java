@@ -38,6 +38,7 @@ import org.apache.ratis.statemachine.impl.BaseStateMachine;
 import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
 import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 import org.apache.ratis.io.MD5Hash;
 import org.apache.ratis.server.storage.FileInfo;
 import org.apache.ratis.util.LifeCycle;
@@ -244,6 +245,15 @@ final class KvStateMachine extends BaseStateMachine {
     }
 
     /**
+     * A Raft message over {@code bytes} without copying them: every array given here is freshly
+     * encoded and never written again, and a copy of each write's entry and answer (on every member)
+     * is a copy of all the values it carries.
+     */
+    static Message messageOf(byte[] bytes) {
+        return Message.valueOf(UnsafeByteOperations.unsafeWrap(bytes));
+    }
+
+    /**
      * Leader only: decode and check the proposed entry, then stamp its instant, never behind the last
      * stamp or the applied state. What does not decode or breaks a rule never enters the log.
      */
@@ -267,12 +277,12 @@ final class KvStateMachine extends BaseStateMachine {
             lastStamp = Math.max(Math.max(lastStamp, applied), clockMicros.getAsLong());
             instant = lastStamp;
         }
-        byte[] stamped = EntryCodec.stampInstant(data, instant);
+        byte[] stamped = EntryCodec.stampInstant(data, instant); // data is this call's own copy of the request
         if (entry instanceof Entry.WriteCalls && answersAsSentAllowed) EntryCodec.answeredAsSent(stamped);
         return TransactionContext.newBuilder()
                 .setStateMachine(this)
                 .setClientRequest(request)
-                .setLogData(ByteString.copyFrom(stamped))
+                .setLogData(UnsafeByteOperations.unsafeWrap(stamped))
                 .build();
     }
 
@@ -312,7 +322,7 @@ final class KvStateMachine extends BaseStateMachine {
             lock.writeLock().unlock();
         }
         if (reply == null) return CompletableFuture.failedFuture(new IOException("log entry " + log.getIndex() + " could not be applied"));
-        return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(reply)));
+        return CompletableFuture.completedFuture(messageOf(reply));
     }
 
     /**
@@ -335,7 +345,7 @@ final class KvStateMachine extends BaseStateMachine {
             updateLastAppliedTermIndex(log.getTerm(), log.getIndex());
             lock.writeLock().unlock();
         }
-        return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(OutcomeCodec.encodeEach(outcomes, group.calls(), group.answers()))));
+        return CompletableFuture.completedFuture(messageOf(OutcomeCodec.encodeEach(outcomes, group.calls(), group.answers())));
     }
 
     /**
@@ -377,7 +387,7 @@ final class KvStateMachine extends BaseStateMachine {
                 return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(EntryCodec.FORMAT_PROBE_ANSWER)));
             EntryCodec.ReadQuery q = EntryCodec.decodeQuery(bytes);
             byte[] reply = OutcomeCodec.encode(read(q.tenant(), q.ops()));
-            return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(reply)));
+            return CompletableFuture.completedFuture(messageOf(reply));
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(e);
         }

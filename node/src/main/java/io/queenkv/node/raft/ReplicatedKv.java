@@ -347,7 +347,7 @@ public final class ReplicatedKv implements AutoCloseable {
             return calls.add(new GroupCommit.Pending(sent, EntryCodec.encode(sent), new CompletableFuture<>()));
         }
         // Sweeps and settings: the leader's own entries, the same however often they apply.
-        Message message = Message.valueOf(ByteString.copyFrom(EntryCodec.encode(entry)));
+        Message message = KvStateMachine.messageOf(EntryCodec.encode(entry));
         if (!isLeader()) return submit(() -> outcomeOf(sendToLeader(message)));
         CompletableFuture<Outcome> outcome = new CompletableFuture<>();
         submitLocally(message, RaftClientRequest.writeRequestType()).whenComplete((reply, failure) -> {
@@ -389,7 +389,7 @@ public final class ReplicatedKv implements AutoCloseable {
 
     /** One group (or one call) to this node's own Raft server. */
     private CompletionStage<?> sendLocally(List<GroupCommit.Pending> group) {
-        return submitLocally(Message.valueOf(ByteString.copyFrom(encode(group))), RaftClientRequest.writeRequestType())
+        return submitLocally(KvStateMachine.messageOf(encode(group)), RaftClientRequest.writeRequestType())
                 .whenComplete((reply, failure) -> {
                     Throwable why = failureOf(reply, failure);
                     if (why == null) {
@@ -449,7 +449,7 @@ public final class ReplicatedKv implements AutoCloseable {
         RaftClientReply reply = null;
         Throwable failure;
         try {
-            reply = client.io().send(Message.valueOf(ByteString.copyFrom(encoded.size() == 1 ? encoded.get(0) : EntryCodec.group(encoded))));
+            reply = client.io().send(KvStateMachine.messageOf(encoded.size() == 1 ? encoded.get(0) : EntryCodec.group(encoded)));
             failure = reply.isSuccess() ? null : reply.getException();
         } catch (IOException | RuntimeException e) { // the blocking client throws what the leader answered, a refusal too
             failure = e;
@@ -529,7 +529,7 @@ public final class ReplicatedKv implements AutoCloseable {
 
     /** Proposes one log entry through the node's client and blocks until it is applied; the reply carries its log index. */
     RaftClientReply propose(Entry entry) {
-        return sendToLeader(Message.valueOf(ByteString.copyFrom(EntryCodec.encode(entry))));
+        return sendToLeader(KvStateMachine.messageOf(EntryCodec.encode(entry)));
     }
 
     private RaftClientReply sendToLeader(Message message) {

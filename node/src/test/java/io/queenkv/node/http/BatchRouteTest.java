@@ -8,9 +8,14 @@ import static io.queenkv.node.http.Wire.ok;
 import static io.queenkv.node.http.Wire.put;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.math.BigDecimal;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.OffsetDateTime;
@@ -99,6 +104,32 @@ class BatchRouteTest {
             assertThat(results.get(i).get("index").isIntegralNumber()).isTrue();
             assertThat(results.get(i).get("index").asInt()).isEqualTo(i);
             assertThat(results.get(i).get("op").asText()).isEqualTo(names.get(i));
+        }
+    }
+
+    @Test
+    void aLargeBodyIsReadWholeWithAContentLengthAndChunked() throws Exception {
+        // Ten values just under the 64 KiB value limit: a body that grows past its first arrays as it arrives.
+        for (boolean chunked : new boolean[] {false, true}) {
+            String ns = chunked ? "large-chunked" : "large";
+            List<String> puts = new ArrayList<>();
+            for (int i = 0; i < 10; i++) puts.add(put(ns, "k" + i, "\"" + Character.toString('a' + i).repeat(60_000 + i) + "\""));
+            String body = "[" + String.join(",", puts) + "]";
+            HttpResponse<String> r;
+            if (chunked) {
+                byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+                r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(node.baseUrl + Wire.KV))
+                        .header("content-type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofInputStream(() -> new ByteArrayInputStream(bytes))) // no Content-Length
+                        .build(), HttpResponse.BodyHandlers.ofString());
+            } else {
+                r = batch(node, body);
+            }
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+            for (int i = 0; i < 10; i++) {
+                JsonNode row = ok(node, get(ns, "k" + i)).get(0);
+                assertThat(row.get("value").asText()).as("chunked %s, k%d", chunked, i).isEqualTo(Character.toString('a' + i).repeat(60_000 + i));
+            }
         }
     }
 
