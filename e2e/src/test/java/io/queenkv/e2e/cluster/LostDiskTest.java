@@ -271,13 +271,29 @@ class LostDiskTest {
         assertThat(r.result(0).path("version").asLong()).isGreaterThan(highest);
     }
 
-    /** Waits until the leader lists {@code member} as a voter and re-admits no one, and the member holds the group. */
+    /**
+     * Waits until the leader lists {@code member} as a voter and re-admits no one, and the member holds
+     * the group; on a timeout the failure names what every node said last.
+     */
     private void awaitVotingAgain(String member) {
-        await(member + " to vote again").atMost(REPAIR_BUDGET).pollInterval(Duration.ofMillis(250)).until(() -> {
+        await(member + " to vote again").atMost(REPAIR_BUDGET).pollInterval(Duration.ofMillis(250)).untilAsserted(() -> {
             JsonNode s = leaderStatus();
-            return s != null && s.path("readmitting").isEmpty() && roleOf(s, member).equals("follower")
+            boolean done = s != null && s.path("readmitting").isEmpty() && roleOf(s, member).equals("follower")
                     && status(member).path("membership").asText().equals("member");
+            assertThat(done).as("%s voting again; the nodes said: %s", member, views()).isTrue();
         });
+    }
+
+    /** One line per live node: its role, term, membership, the members it sees and whom it re-admits. */
+    private String views() {
+        StringBuilder line = new StringBuilder();
+        for (String id : cluster.liveIds()) {
+            JsonNode s = status(id);
+            line.append(id).append(": ").append(s.path("role").asText("no answer")).append(" term ").append(s.path("term").asLong())
+                    .append(' ').append(s.path("membership").asText()).append(" members ").append(s.path("members"))
+                    .append(" readmitting ").append(s.path("readmitting")).append("; ");
+        }
+        return line.toString();
     }
 
     private JsonNode status(String id) {

@@ -31,7 +31,9 @@ import org.slf4j.LoggerFactory;
  *       becomes a listener (a non-voting learner) in one committed change. The change commits on a
  *       majority of the remaining voters, all of which hold the log, so no leader can be elected
  *       later that counts this member's vote. Being a listener keeps the intent in the
- *       configuration: any later leader carries on from here.</li>
+ *       configuration: any later leader carries on from here. It is started only while a majority
+ *       of the voters (this leader among them) answer holding the group: one that could not commit
+ *       would stay last in this leader's log and block every later election.</li>
  *   <li><b>Give it the group</b>, marked as a listener there too, so it never votes or stands for
  *       election. A node that refuses the group (one of another cluster on a member's address)
  *       stays a listener that receives nothing.</li>
@@ -159,8 +161,12 @@ final class Readmission {
 
     /** Logs a failure that repeats every round once, until another failure or a success comes between. */
     private void warnOnce(String message, Exception e) {
-        String failure = String.valueOf(e.getMessage());
-        if (!failure.equals(lastFailure)) LOG.warn(message, failure);
+        warnOnce(message, String.valueOf(e.getMessage()));
+    }
+
+    private void warnOnce(String message, Object detail) {
+        String failure = message + detail;
+        if (!failure.equals(lastFailure)) LOG.warn(message, detail);
         lastFailure = failure;
     }
 
@@ -200,16 +206,30 @@ final class Readmission {
                     }
                 }
             }
+            List<RaftPeer> blank = new ArrayList<>();
+            int intact = 1; // this leader
             for (RaftPeer voter : voters) {
                 if (voter.getId().equals(kv.selfId())) continue;
-                if (probe.probe(voter) instanceof MemberProbe.Holding.NoGroup) {
-                    LOG.warn("member {} answers without any data of this cluster (a lost or new disk): it stops voting"
-                            + " and is re-admitted as a new incarnation", voter.getId());
-                    List<RaftPeer> newListeners = new ArrayList<>(listeners);
-                    newListeners.add(withRole(voter, RaftPeerRole.LISTENER));
-                    change(voters, listeners, without(voters, voter), newListeners);
+                MemberProbe.Holding holding = probe.probe(voter);
+                if (holding instanceof MemberProbe.Holding.NoGroup) blank.add(voter);
+                if (holding instanceof MemberProbe.Holding.Holds) intact++;
+            }
+            if (!blank.isEmpty()) {
+                if (intact < voters.size() / 2 + 1) {
+                    // This leader may lead on for an election timeout without a majority. The change could not
+                    // commit, and its entry, left last in this log, would need a blank member's vote in every
+                    // later election: the cluster could not recover even once an intact member came back.
+                    warnOnce("members {} answer without data, and only " + intact + " of " + voters.size() + " voters hold"
+                            + " it: no one is demoted until a majority does", blank.stream().map(RaftPeer::getId).toList());
                     return;
                 }
+                RaftPeer voter = blank.get(0);
+                LOG.warn("member {} answers without any data of this cluster (a lost or new disk): it stops voting"
+                        + " and is re-admitted as a new incarnation", voter.getId());
+                List<RaftPeer> newListeners = new ArrayList<>(listeners);
+                newListeners.add(withRole(voter, RaftPeerRole.LISTENER));
+                change(voters, listeners, without(voters, voter), newListeners);
+                return;
             }
             for (RaftPeer outside : outside(conf)) {
                 if (!due(outside)) continue;

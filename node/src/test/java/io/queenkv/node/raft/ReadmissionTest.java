@@ -12,6 +12,9 @@ import java.util.Map;
 
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.GroupManagementRequest;
+import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.SetConfigurationRequest;
@@ -150,6 +153,50 @@ class ReadmissionTest {
                 .pollInterval(Duration.ofMillis(250))
                 .until(() -> kv.division().getRaftConf().getPeer(peer.getId(), RaftPeerRole.FOLLOWER, RaftPeerRole.LISTENER) == null);
         assertThat(member.node.replicated().membership()).as("the learner set the group aside").isEmpty();
+    }
+
+    /**
+     * One follower is down and the other lost its data while the third still leads (it leads on for
+     * up to an election timeout after it last heard from a majority). A demotion started now could
+     * never commit, and its entry, left last in the leader's log, would need the blank member's vote
+     * in every later election: the cluster could not recover even once the stopped member came back.
+     * So the leader demotes no one while the voters that hold data are no majority, and once the
+     * stopped member returns the blank one is re-admitted with every key.
+     */
+    @Test
+    void aLeaderWithoutAMajorityOfIntactVotersDemotesNoOne() throws IOException {
+        nodes = new ArrayList<>(LocalNode.startCluster(dir, 3, Map.of()));
+        LocalNode leader = leader();
+        for (int i = 0; i < 20; i++) assertThat(put(leader, "k" + i).statusCode()).isEqualTo(200);
+        ReplicatedKv kv = leader.node.replicated();
+        List<LocalNode> followers = nodes.stream().filter(n -> n != leader).toList();
+        LocalNode stopped = followers.get(0), blank = followers.get(1);
+        // Down first, so that no round ever sees one blank member beside two that hold data.
+        stopped.close();
+        ReplicatedKv lost = blank.node.replicated();
+        RaftClientReply removed = lost.server().groupManagement(
+                GroupManagementRequest.newRemove(ClientId.randomId(), lost.selfId(), 0, lost.groupId(), true, false));
+        assertThat(removed.isSuccess()).as("the group removed from %s", lost.selfId()).isTrue();
+        assertThat(kv.division().getInfo().isLeader()).as("still leading when the round runs").isTrue();
+
+        new Readmission(kv).run(kv.division());
+
+        RaftConfiguration conf = kv.division().getRaftConf();
+        assertThat(conf.getPreviousPeers()).as("no change under way").isEmpty();
+        assertThat(conf.getCurrentPeers(RaftPeerRole.FOLLOWER)).as("every voter kept").hasSize(3);
+        assertThat(conf.getCurrentPeers(RaftPeerRole.LISTENER)).as("no one demoted").isEmpty();
+
+        nodes.set(nodes.indexOf(stopped), LocalNode.restart(stopped));
+        RaftPeerId blankId = lost.selfId();
+        await("the blank member to vote again").atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).until(() -> {
+            RaftConfiguration now = nodes.stream().map(n -> n.node.replicated().membership()).flatMap(java.util.Optional::stream)
+                    .filter(d -> d.getInfo().isLeaderReady()).findFirst().map(d -> d.getRaftConf()).orElse(null);
+            return now != null && now.getPreviousPeers().isEmpty() && now.getPeer(blankId, RaftPeerRole.FOLLOWER) != null
+                    && lost.membership().isPresent();
+        });
+        await("every key on the re-admitted member").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
+                .untilAsserted(() -> assertThat(blank.post("/api/v1/kv", "[{\"op\":\"getMany\",\"ns\":\"re\",\"keys\":[\"k0\",\"k19\"]}]").body())
+                        .contains("\"key\":\"k0\"").contains("\"key\":\"k19\""));
     }
 
     /** Makes a voter a listener with a configuration change sent straight to the leader. */
