@@ -189,8 +189,7 @@ class ReadmissionTest {
         nodes.set(nodes.indexOf(stopped), LocalNode.restart(stopped));
         RaftPeerId blankId = lost.selfId();
         await("the blank member to vote again").atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).until(() -> {
-            RaftConfiguration now = nodes.stream().map(n -> n.node.replicated().membership()).flatMap(java.util.Optional::stream)
-                    .filter(d -> d.getInfo().isLeaderReady()).findFirst().map(d -> d.getRaftConf()).orElse(null);
+            RaftConfiguration now = readyLeader().map(n -> n.node.replicated().division().getRaftConf()).orElse(null);
             return now != null && now.getPreviousPeers().isEmpty() && now.getPeer(blankId, RaftPeerRole.FOLLOWER) != null
                     && lost.membership().isPresent();
         });
@@ -214,10 +213,12 @@ class ReadmissionTest {
     }
 
     private LocalNode leader() {
-        return await().atMost(Duration.ofSeconds(30)).until(
-                () -> nodes.stream().filter(n -> n.node.replicated().membership().map(d -> d.getInfo().isLeaderReady()).orElse(false))
-                        .findFirst().orElse(null),
-                n -> n != null);
+        return await().atMost(Duration.ofSeconds(30)).until(this::readyLeader, java.util.Optional::isPresent).orElseThrow();
+    }
+
+    /** The node whose term as leader is ready, if one is now. */
+    private java.util.Optional<LocalNode> readyLeader() {
+        return nodes.stream().filter(n -> n.node.replicated().membership().map(d -> d.getInfo().isLeaderReady()).orElse(false)).findFirst();
     }
 
     private static java.net.http.HttpResponse<String> put(LocalNode node, String key) {
