@@ -619,17 +619,32 @@ abstract class OperatorScenarios {
         void run() throws Exception;
     }
 
+    /** The first scenario that failed, with what it reported (null while none has). */
+    private String firstFailure;
+
+    private AssertionError failed(String name, AssertionError report) {
+        firstFailure = name + " left it when it failed:\n" + report.getMessage();
+        return report;
+    }
+
+    /**
+     * Runs one scenario on the shared cluster. After a scenario failed, the later ones fail at once, each
+     * carrying the first failure: they would only time out on the state it left (three minutes apiece)
+     * and bury its cause under their own.
+     */
     void scenario(String name, Body body) {
+        if (firstFailure != null)
+            throw new AssertionError("scenario " + name + " not run: the cluster the scenarios share is as scenario " + firstFailure);
         long start = System.nanoTime();
         String outcome = "failed";
         try {
             body.run();
             outcome = "passed";
         } catch (AssertionError | RuntimeException e) {
-            throw new AssertionError("scenario " + name + " on " + cluster.describe() + " failed: " + e.getMessage() + "\n"
-                    + (load == null ? "" : "load: " + load.summary() + "\n") + nodeViews() + cluster.diagnostics(), e);
+            throw failed(name, new AssertionError("scenario " + name + " on " + cluster.describe() + " failed: " + e.getMessage() + "\n"
+                    + (load == null ? "" : "load: " + load.summary() + "\n") + nodeViews() + cluster.diagnostics(), e));
         } catch (Exception e) {
-            throw new AssertionError("scenario " + name + " failed: " + e + "\n" + nodeViews() + cluster.diagnostics(), e);
+            throw failed(name, new AssertionError("scenario " + name + " failed: " + e + "\n" + nodeViews() + cluster.diagnostics(), e));
         } finally {
             String t = String.format("%s in %.1f s", outcome, (System.nanoTime() - start) / 1e9);
             timings.put(name, t);

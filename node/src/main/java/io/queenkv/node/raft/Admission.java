@@ -131,7 +131,7 @@ final class Admission implements AutoCloseable {
     private void waitForAdmission(String why) {
         state = State.WAITING_FOR_ADMISSION;
         try {
-            new PendingReadmission(kv.config().dataDir()).mark();
+            kv.pendingReadmission().mark();
         } catch (IOException e) {
             LOG.warn("could not mark this member as waiting for re-admission ({}); a leader that stops half-way through"
                     + " re-admitting it may leave it outside the group", e.getMessage());

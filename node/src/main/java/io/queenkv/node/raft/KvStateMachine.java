@@ -25,6 +25,7 @@ import java.util.function.Function;
 import java.util.function.LongSupplier;
 
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.proto.RaftProtos.RaftConfigurationProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientRequest;
 import org.apache.ratis.protocol.RaftGroupId;
@@ -131,6 +132,7 @@ final class KvStateMachine extends BaseStateMachine {
     private volatile boolean answersAsSentAllowed;
     private final SnapshotSchedule schedule;
     private final LeftoverAppenders leftoverAppenders;
+    private final PendingReadmission pendingReadmission;
     /** Ratis closed the server this state machine belonged to; a reopened group needs a new one. */
     private volatile boolean closed;
     /** An admin asked for a snapshot of at least this index ({@link #requestSnapshot}); -1 when none was asked for. */
@@ -140,14 +142,16 @@ final class KvStateMachine extends BaseStateMachine {
      * @param snapshotEvery the fewest entries applied between two snapshots ({@link SnapshotSchedule})
      * @param snapshotTurn this member's turn for writing them among the group's members
      * @param leftoverAppenders told when this node's term as leader becomes ready
+     * @param pendingReadmission cleared as a configuration that counts this member as a voter is applied
      */
     KvStateMachine(Settings seed, LongSupplier clockMicros, long snapshotEvery, SnapshotSchedule.Turn snapshotTurn,
-                   LeftoverAppenders leftoverAppenders) {
+                   LeftoverAppenders leftoverAppenders, PendingReadmission pendingReadmission) {
         this.seed = seed;
         this.clockMicros = clockMicros;
         this.engine = new KvEngine(seed);
         this.schedule = new SnapshotSchedule(snapshotEvery, snapshotTurn);
         this.leftoverAppenders = leftoverAppenders;
+        this.pendingReadmission = pendingReadmission;
     }
 
     boolean closed() {
@@ -161,6 +165,21 @@ final class KvStateMachine extends BaseStateMachine {
             leftoverAppenders.noteAtLeaderReady(getServer().join().getDivision(getGroupId()));
         } catch (IOException | RuntimeException e) {
             LOG.warn("could not check this leader's log appenders: {}", e.toString());
+        }
+    }
+
+    /**
+     * Ratis calls this on the apply thread as a configuration entry is applied (committed). A member
+     * that waited to be admitted stops counting itself as one being re-admitted here, before it can
+     * answer ready: a member an admin removes as soon as it caught up must not take the removal for a
+     * re-admission a leader left half-way, and ask to be taken back in.
+     */
+    @Override
+    public void notifyConfigurationChanged(long term, long index, RaftConfigurationProto conf) {
+        try {
+            pendingReadmission.clearIfVoting(getServer().join().getDivision(getGroupId()));
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("could not clear this member's mark of a pending admission (its duties retry): {}", e.toString());
         }
     }
 

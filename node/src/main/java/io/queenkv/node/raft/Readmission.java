@@ -4,8 +4,11 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import org.apache.ratis.client.RaftClient;
@@ -18,6 +21,7 @@ import org.apache.ratis.protocol.SetConfigurationRequest;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.server.RaftConfiguration;
 import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.RaftServerConfigKeys;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,8 +36,11 @@ import org.slf4j.LoggerFactory;
  *       majority of the remaining voters, all of which hold the log, so no leader can be elected
  *       later that counts this member's vote. Being a listener keeps the intent in the
  *       configuration: any later leader carries on from here. It is started only while a majority
- *       of the voters (this leader among them) answer holding the group: one that could not commit
- *       would stay last in this leader's log and block every later election.</li>
+ *       of the voters (this leader among them) hold the group and follow this leader: they answer
+ *       holding it and answered this leader's last appends within the shortest election timeout. A
+ *       member just back from a restart answers before it follows, and a leader about to lose its
+ *       majority still leads; a change it started could not commit, and would stay last in its log
+ *       and block later elections.</li>
  *   <li><b>Give it the group</b>, marked as a listener there too, so it never votes or stands for
  *       election. A node that refuses the group (one of another cluster on a member's address)
  *       stays a listener that receives nothing.</li>
@@ -87,7 +94,7 @@ final class Readmission {
     Readmission(ReplicatedKv kv) {
         this.kv = kv;
         this.probe = new MemberProbe(kv);
-        this.pending = new PendingReadmission(kv.config().dataDir());
+        this.pending = kv.pendingReadmission();
         for (RaftPeer peer : ReplicatedKv.toPeers(kv.config().peers())) known.put(peer.getId(), peer);
     }
 
@@ -99,21 +106,17 @@ final class Readmission {
     /**
      * Called every round on every member, leader or not. While this member holds the
      * {@link PendingReadmission} mark: clears it once a committed configuration counts the member as
-     * a voter; when its own configuration leaves it out (it restarted after a leader took it out),
-     * asks the leader (every {@link #OFFER_EVERY_NANOS} at most) whether the leader's configuration
-     * holds it, and when it does not, asks to be taken back in, staged as a new peer. A member staged
-     * by an admin never asks: the group it was given holds it.
+     * a voter (should the state machine not have cleared it as it applied that configuration); when
+     * its own configuration leaves it out (it restarted after a leader took it out), asks the leader
+     * (every {@link #OFFER_EVERY_NANOS} at most) whether the leader's configuration holds it, and when
+     * it does not, asks to be taken back in, staged as a new peer. A member an admin added never asks:
+     * the group it was given holds it, and the configuration that added it cleared the mark.
      */
     void askToBeTakenBackIn(RaftServer.Division self) {
-        if (!pending.marked()) return;
         RaftConfiguration conf = self.getRaftConf();
         try {
-            if (conf.getPeer(self.getId(), RaftPeerRole.FOLLOWER) != null && conf.getPreviousPeers().isEmpty()
-                    && conf.getLogEntryIndex() <= self.getRaftLog().getLastCommittedIndex()) {
-                pending.clear();
-                LOG.info("this member votes in a committed configuration: its re-admission is complete");
-                return;
-            }
+            pending.clearIfVoting(self);
+            if (!pending.marked()) return;
             // As this member advertises itself (outside the configuration, Ratis knows only its bind address).
             RaftPeer me = ReplicatedKv.toPeers(List.of(kv.config().self())).get(0);
             boolean inOwn = Stream.of(RaftPeerRole.FOLLOWER, RaftPeerRole.LISTENER)
@@ -207,12 +210,13 @@ final class Readmission {
                 }
             }
             List<RaftPeer> blank = new ArrayList<>();
+            Set<RaftPeerId> following = following(leader);
             int intact = 1; // this leader
             for (RaftPeer voter : voters) {
                 if (voter.getId().equals(kv.selfId())) continue;
                 MemberProbe.Holding holding = probe.probe(voter);
                 if (holding instanceof MemberProbe.Holding.NoGroup) blank.add(voter);
-                if (holding instanceof MemberProbe.Holding.Holds) intact++;
+                if (holding instanceof MemberProbe.Holding.Holds && following.contains(voter.getId())) intact++;
             }
             if (!blank.isEmpty()) {
                 if (intact < voters.size() / 2 + 1) {
@@ -220,7 +224,7 @@ final class Readmission {
                     // commit, and its entry, left last in this log, would need a blank member's vote in every
                     // later election: the cluster could not recover even once an intact member came back.
                     warnOnce("members {} answer without data, and only " + intact + " of " + voters.size() + " voters hold"
-                            + " it: no one is demoted until a majority does", blank.stream().map(RaftPeer::getId).toList());
+                            + " it and follow this leader: no one is demoted until a majority does", blank.stream().map(RaftPeer::getId).toList());
                     return;
                 }
                 RaftPeer voter = blank.get(0);
@@ -255,6 +259,15 @@ final class Readmission {
         if (last != null && System.nanoTime() - last < OFFER_EVERY_NANOS) return false;
         lastAsked.put(member.getId(), System.nanoTime());
         return true;
+    }
+
+    /** The members that answered this leader's appends within the shortest election timeout. */
+    private Set<RaftPeerId> following(RaftServer.Division leader) {
+        long within = RaftServerConfigKeys.Rpc.timeoutMin(kv.server().getProperties()).toLong(TimeUnit.MILLISECONDS);
+        Set<RaftPeerId> ids = new HashSet<>();
+        for (var follower : leader.getInfo().getRoleInfoProto().getLeaderInfo().getFollowerInfoList())
+            if (follower.getLastRpcElapsedTimeMs() < within) ids.add(RaftPeerId.valueOf(follower.getId().getId()));
+        return ids;
     }
 
     /** Known members that the configuration does not hold, sorted. */

@@ -94,6 +94,7 @@ public final class ReplicatedKv implements AutoCloseable {
     private volatile KvStateMachine stateMachine;
     private final LongSupplier clockMicros;
     private final LeftoverAppenders leftoverAppenders = new LeftoverAppenders();
+    private final PendingReadmission pendingReadmission;
     /** A closed group taken off the server to be opened again, until it is ({@link #reopenClosedGroup}). */
     private volatile RaftGroup reopening;
     private final RaftServer server;
@@ -146,6 +147,7 @@ public final class ReplicatedKv implements AutoCloseable {
         this.rpcParameters = rpcParameters(tls);
         this.selfId = RaftPeerId.valueOf(config.nodeId());
         this.clockMicros = clockMicros;
+        this.pendingReadmission = new PendingReadmission(config.dataDir());
         this.stateMachine = newStateMachine();
         dropPlaceholderGroup(config.dataDir());
         // No group at build: Ratis then starts only the groups found in the data dir, and the group is
@@ -205,7 +207,7 @@ public final class ReplicatedKv implements AutoCloseable {
     private KvStateMachine newStateMachine() {
         return new KvStateMachine(config.seedSettings(), clockMicros, config.snapshotEveryEntries(),
                 SnapshotSchedule.Turn.of(config.nodeId(), config.peers().stream().map(NodeConfig.Peer::id).toList()),
-                leftoverAppenders);
+                leftoverAppenders, pendingReadmission);
     }
 
     /** The state machine of the group's current server. */
@@ -763,6 +765,11 @@ public final class ReplicatedKv implements AutoCloseable {
     /** What a leader whose term began half-way through a membership change must clear ({@link LeaderDuties}). */
     LeftoverAppenders leftoverAppenders() {
         return leftoverAppenders;
+    }
+
+    /** This member's mark of a pending (re-)admission ({@link Admission} sets it, the applied configuration clears it). */
+    PendingReadmission pendingReadmission() {
+        return pendingReadmission;
     }
 
     public RaftPeerId selfId() {

@@ -26,6 +26,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
+import io.queenkv.node.config.NodeConfig;
 import io.queenkv.node.testing.LocalNode;
 
 /**
@@ -79,6 +80,39 @@ class ReadmissionTest {
                 .pollInterval(Duration.ofMillis(250))
                 .until(() -> leader.node.replicated().division().getRaftConf().getPeer(member.node.replicated().selfId(),
                         RaftPeerRole.FOLLOWER, RaftPeerRole.LISTENER) == null);
+    }
+
+    /**
+     * A node an admin adds starts without data, so it holds the mark of a member waiting to be
+     * admitted until a committed configuration counts it as a voter. Removed as soon as it answers
+     * ready (a scale-up followed at once by a scale-down), it must not take its removal for a
+     * re-admission a leader left half-way and ask to be taken back in: the mark goes as the
+     * configuration that added it is applied, not at the next round of the member's duties.
+     */
+    @Test
+    void aMemberAnAdminAddedAndRemovedOnceItAnswersReadyStaysRemoved() throws IOException {
+        nodes = LocalNode.startCluster(dir, 3, Map.of());
+        LocalNode leader = leader();
+        for (int i = 0; i < 20; i++) assertThat(put(leader, "k" + i).statusCode()).isEqualTo(200);
+        Map<String, String> env = Map.of("QUEEN_KV_NODE_ID", "n4", "QUEEN_KV_PEERS", leader.env.get("QUEEN_KV_PEERS"),
+                "QUEEN_KV_CLUSTER_ID", leader.env.get("QUEEN_KV_CLUSTER_ID"), "QUEEN_KV_INITIAL_CLUSTER_STATE", "existing");
+        LocalNode added = LocalNode.startWithoutWaiting(dir.resolve("n4"), env);
+        nodes = java.util.stream.Stream.concat(nodes.stream(), java.util.stream.Stream.of(added)).toList();
+        PendingReadmission mark = new PendingReadmission(dir.resolve("n4"));
+        assertThat(mark.marked()).as("a node without data that waits to be admitted").isTrue();
+
+        ClusterAdmin admin = new ClusterAdmin(leader.node.replicated());
+        admin.addMember(new NodeConfig.Peer("n4", "127.0.0.1", Integer.parseInt(added.env.get("QUEEN_KV_RAFT_PORT")),
+                Integer.parseInt(added.env.get("QUEEN_KV_HTTP_PORT"))));
+        added.awaitReady();
+        assertThat(mark.marked()).as("the mark once the node answers ready").isFalse();
+        assertThat(admin.removeMember("n4")).extracting(p -> p.getId().toString()).doesNotContain("n4");
+
+        // Longer than a member waits between two requests to be taken back in.
+        RaftPeerId n4 = RaftPeerId.valueOf("n4");
+        await("the removed member to stay out").pollDelay(Duration.ZERO).during(Duration.ofSeconds(8)).atMost(Duration.ofSeconds(20))
+                .pollInterval(Duration.ofMillis(250))
+                .until(() -> leader.node.replicated().division().getRaftConf().getPeer(n4, RaftPeerRole.FOLLOWER, RaftPeerRole.LISTENER) == null);
     }
 
     /**
@@ -196,6 +230,51 @@ class ReadmissionTest {
         await("every key on the re-admitted member").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
                 .untilAsserted(() -> assertThat(blank.post("/api/v1/kv", "[{\"op\":\"getMany\",\"ns\":\"re\",\"keys\":[\"k0\",\"k19\"]}]").body())
                         .contains("\"key\":\"k0\"").contains("\"key\":\"k19\""));
+    }
+
+    /**
+     * The same two followers, one blank and one back from a restart just as the leader is about to lose
+     * its majority: the member answers holding the group before the leader has heard from it again (its
+     * appender is still backing off). A round run then must not count it: the change could not commit if
+     * the leader lost its majority before the member followed, and left last in its log it could block
+     * later elections (a full run of the node's tests once left the cluster without a leader for the
+     * remaining 90 s this way). Once the member follows, the blank one is re-admitted.
+     */
+    @Test
+    void aMemberThatAnswersButDoesNotFollowYetIsNotCounted() throws IOException {
+        nodes = new ArrayList<>(LocalNode.startCluster(dir, 3, Map.of()));
+        LocalNode leader = leader();
+        for (int i = 0; i < 20; i++) assertThat(put(leader, "k" + i).statusCode()).isEqualTo(200);
+        ReplicatedKv kv = leader.node.replicated();
+        List<LocalNode> followers = nodes.stream().filter(n -> n != leader).toList();
+        LocalNode stopped = followers.get(0), blank = followers.get(1);
+        stopped.close();
+        ReplicatedKv lost = blank.node.replicated();
+        assertThat(lost.server().groupManagement(GroupManagementRequest.newRemove(ClientId.randomId(), lost.selfId(), 0, lost.groupId(),
+                true, false)).isSuccess()).isTrue();
+        nodes.set(nodes.indexOf(stopped), LocalNode.restart(stopped));
+        assertThat(kv.division().getInfo().isLeader()).as("still leading when the round runs").isTrue();
+
+        new Readmission(kv).run(kv.division());
+
+        // Not heard from for an election timeout's minimum after the round: it did not follow when the round ran
+        // (almost always so: the leader's appender waits after the failures of the member's downtime).
+        RaftPeerId restartedId = stopped.node.replicated().selfId();
+        long heardMsAgo = kv.division().getInfo().getRoleInfoProto().getLeaderInfo().getFollowerInfoList().stream()
+                .filter(f -> f.getId().getId().toStringUtf8().equals(restartedId.toString()))
+                .mapToLong(f -> f.getLastRpcElapsedTimeMs()).findFirst().orElse(Long.MAX_VALUE);
+        if (heardMsAgo >= 1_000) {
+            RaftConfiguration conf = kv.division().getRaftConf();
+            assertThat(conf.getPreviousPeers()).as("no change under way (%s not heard from for %d ms)", restartedId, heardMsAgo).isEmpty();
+            assertThat(conf.getCurrentPeers(RaftPeerRole.LISTENER)).as("no one demoted").isEmpty();
+        }
+
+        RaftPeerId blankId = lost.selfId();
+        await("the blank member to vote again").atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).until(() -> {
+            RaftConfiguration now = readyLeader().map(n -> n.node.replicated().division().getRaftConf()).orElse(null);
+            return now != null && now.getPreviousPeers().isEmpty() && now.getPeer(blankId, RaftPeerRole.FOLLOWER) != null
+                    && lost.membership().isPresent();
+        });
     }
 
     /** Makes a voter a listener with a configuration change sent straight to the leader. */
