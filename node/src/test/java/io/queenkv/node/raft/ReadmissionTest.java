@@ -199,18 +199,8 @@ class ReadmissionTest {
      */
     @Test
     void aLeaderWithoutAMajorityOfIntactVotersDemotesNoOne() throws IOException {
-        nodes = new ArrayList<>(LocalNode.startCluster(dir, 3, Map.of()));
-        LocalNode leader = leader();
-        for (int i = 0; i < 20; i++) assertThat(put(leader, "k" + i).statusCode()).isEqualTo(200);
-        ReplicatedKv kv = leader.node.replicated();
-        List<LocalNode> followers = nodes.stream().filter(n -> n != leader).toList();
-        LocalNode stopped = followers.get(0), blank = followers.get(1);
-        // Down first, so that no round ever sees one blank member beside two that hold data.
-        stopped.close();
-        ReplicatedKv lost = blank.node.replicated();
-        RaftClientReply removed = lost.server().groupManagement(
-                GroupManagementRequest.newRemove(ClientId.randomId(), lost.selfId(), 0, lost.groupId(), true, false));
-        assertThat(removed.isSuccess()).as("the group removed from %s", lost.selfId()).isTrue();
+        TwoFollowersDown down = twoFollowersDown();
+        ReplicatedKv kv = down.leader().node.replicated();
         assertThat(kv.division().getInfo().isLeader()).as("still leading when the round runs").isTrue();
 
         new Readmission(kv).run(kv.division());
@@ -220,15 +210,10 @@ class ReadmissionTest {
         assertThat(conf.getCurrentPeers(RaftPeerRole.FOLLOWER)).as("every voter kept").hasSize(3);
         assertThat(conf.getCurrentPeers(RaftPeerRole.LISTENER)).as("no one demoted").isEmpty();
 
-        nodes.set(nodes.indexOf(stopped), LocalNode.restart(stopped));
-        RaftPeerId blankId = lost.selfId();
-        await("the blank member to vote again").atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).until(() -> {
-            RaftConfiguration now = readyLeader().map(n -> n.node.replicated().division().getRaftConf()).orElse(null);
-            return now != null && now.getPreviousPeers().isEmpty() && now.getPeer(blankId, RaftPeerRole.FOLLOWER) != null
-                    && lost.membership().isPresent();
-        });
+        nodes.set(nodes.indexOf(down.stopped()), LocalNode.restart(down.stopped()));
+        awaitVotingAgain(down.blank());
         await("every key on the re-admitted member").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
-                .untilAsserted(() -> assertThat(blank.post("/api/v1/kv", "[{\"op\":\"getMany\",\"ns\":\"re\",\"keys\":[\"k0\",\"k19\"]}]").body())
+                .untilAsserted(() -> assertThat(down.blank().post("/api/v1/kv", "[{\"op\":\"getMany\",\"ns\":\"re\",\"keys\":[\"k0\",\"k19\"]}]").body())
                         .contains("\"key\":\"k0\"").contains("\"key\":\"k19\""));
     }
 
@@ -242,24 +227,16 @@ class ReadmissionTest {
      */
     @Test
     void aMemberThatAnswersButDoesNotFollowYetIsNotCounted() throws IOException {
-        nodes = new ArrayList<>(LocalNode.startCluster(dir, 3, Map.of()));
-        LocalNode leader = leader();
-        for (int i = 0; i < 20; i++) assertThat(put(leader, "k" + i).statusCode()).isEqualTo(200);
-        ReplicatedKv kv = leader.node.replicated();
-        List<LocalNode> followers = nodes.stream().filter(n -> n != leader).toList();
-        LocalNode stopped = followers.get(0), blank = followers.get(1);
-        stopped.close();
-        ReplicatedKv lost = blank.node.replicated();
-        assertThat(lost.server().groupManagement(GroupManagementRequest.newRemove(ClientId.randomId(), lost.selfId(), 0, lost.groupId(),
-                true, false)).isSuccess()).isTrue();
-        nodes.set(nodes.indexOf(stopped), LocalNode.restart(stopped));
+        TwoFollowersDown down = twoFollowersDown();
+        ReplicatedKv kv = down.leader().node.replicated();
+        nodes.set(nodes.indexOf(down.stopped()), LocalNode.restart(down.stopped()));
         assertThat(kv.division().getInfo().isLeader()).as("still leading when the round runs").isTrue();
 
         new Readmission(kv).run(kv.division());
 
         // Not heard from for an election timeout's minimum after the round: it did not follow when the round ran
         // (almost always so: the leader's appender waits after the failures of the member's downtime).
-        RaftPeerId restartedId = stopped.node.replicated().selfId();
+        RaftPeerId restartedId = down.stopped().node.replicated().selfId();
         long heardMsAgo = kv.division().getInfo().getRoleInfoProto().getLeaderInfo().getFollowerInfoList().stream()
                 .filter(f -> f.getId().getId().toStringUtf8().equals(restartedId.toString()))
                 .mapToLong(f -> f.getLastRpcElapsedTimeMs()).findFirst().orElse(Long.MAX_VALUE);
@@ -268,12 +245,34 @@ class ReadmissionTest {
             assertThat(conf.getPreviousPeers()).as("no change under way (%s not heard from for %d ms)", restartedId, heardMsAgo).isEmpty();
             assertThat(conf.getCurrentPeers(RaftPeerRole.LISTENER)).as("no one demoted").isEmpty();
         }
+        awaitVotingAgain(down.blank());
+    }
 
-        RaftPeerId blankId = lost.selfId();
+    /** A leader of three with 20 keys, one follower stopped, then the other's group removed (its disk lost, the node up). */
+    private record TwoFollowersDown(LocalNode leader, LocalNode stopped, LocalNode blank) {}
+
+    private TwoFollowersDown twoFollowersDown() throws IOException {
+        nodes = new ArrayList<>(LocalNode.startCluster(dir, 3, Map.of()));
+        LocalNode leader = leader();
+        for (int i = 0; i < 20; i++) assertThat(put(leader, "k" + i).statusCode()).isEqualTo(200);
+        List<LocalNode> followers = nodes.stream().filter(n -> n != leader).toList();
+        LocalNode stopped = followers.get(0), blank = followers.get(1);
+        // Down first, so that no round ever sees one blank member beside two that hold data.
+        stopped.close();
+        ReplicatedKv lost = blank.node.replicated();
+        RaftClientReply removed = lost.server().groupManagement(
+                GroupManagementRequest.newRemove(ClientId.randomId(), lost.selfId(), 0, lost.groupId(), true, false));
+        assertThat(removed.isSuccess()).as("the group removed from %s", lost.selfId()).isTrue();
+        return new TwoFollowersDown(leader, stopped, blank);
+    }
+
+    /** Waits until a ready leader counts {@code member}, which lost its group, as a voter again. */
+    private void awaitVotingAgain(LocalNode member) {
+        ReplicatedKv kv = member.node.replicated();
         await("the blank member to vote again").atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).until(() -> {
             RaftConfiguration now = readyLeader().map(n -> n.node.replicated().division().getRaftConf()).orElse(null);
-            return now != null && now.getPreviousPeers().isEmpty() && now.getPeer(blankId, RaftPeerRole.FOLLOWER) != null
-                    && lost.membership().isPresent();
+            return now != null && now.getPreviousPeers().isEmpty() && now.getPeer(kv.selfId(), RaftPeerRole.FOLLOWER) != null
+                    && kv.membership().isPresent();
         });
     }
 
