@@ -38,6 +38,8 @@ final class NodeMetrics {
                 .description("Groups of write calls this node sent to Raft as one log entry each").register(registry);
         FunctionCounter.builder("queen_kv_write_calls_sent_in_groups", kv, ReplicatedKv::writeCallsSentInGroups)
                 .description("Write calls this node sent to Raft in those groups").register(registry);
+        FunctionCounter.builder("queen_kv_forwarded_calls_joined", kv, ReplicatedKv::forwardedCallsJoined)
+                .description("Write calls followers forwarded that this node, as leader, wrote in its own groups").register(registry);
         FunctionCounter.builder("queen_kv_read_index_rounds", kv, ReplicatedKv::readIndexRounds)
                 .description("ReadIndex rounds this node ran for linearizable reads; one serves every read that arrived before it started").register(registry);
         FunctionCounter.builder("queen_kv_reads_in_rounds", kv, ReplicatedKv::readsPassedRounds)

@@ -152,6 +152,35 @@ public final class EntryCodec {
         return appliesWriteCalls(answer) && answer[1] >= WRITE_CALLS_AS_SENT;
     }
 
+    /**
+     * The start of a query that carries a follower's write calls for the leader's own next group
+     * ({@link #forwardedCalls}). Like {@link #FORMAT_PROBE} it reads as a string length out of range,
+     * so a node of an earlier version refuses it and the follower sends the calls as an entry instead.
+     */
+    private static final byte[] FORWARDED_CALLS_PREFIX = {(byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, 0x7F, 0x46};
+
+    /** A query carrying write calls encoded one by one ({@link #encode}) for the leader to write in its next group. */
+    public static byte[] forwardedCalls(List<byte[]> encodedCalls) {
+        byte[] group = group(encodedCalls);
+        byte[] query = Arrays.copyOf(FORWARDED_CALLS_PREFIX, FORWARDED_CALLS_PREFIX.length + group.length);
+        System.arraycopy(group, 0, query, FORWARDED_CALLS_PREFIX.length, group.length);
+        return query;
+    }
+
+    /** Whether a query is a {@link #forwardedCalls} one, by its prefix alone. */
+    public static boolean isForwardedCalls(byte[] query) {
+        return query.length > FORWARDED_CALLS_PREFIX.length
+                && Arrays.equals(query, 0, FORWARDED_CALLS_PREFIX.length, FORWARDED_CALLS_PREFIX, 0, FORWARDED_CALLS_PREFIX.length);
+    }
+
+    /** The calls of a {@link #forwardedCalls} query; throws {@link UncheckedIOException} on anything else. */
+    public static List<WriteCall> decodeForwardedCalls(byte[] query) {
+        if (!isForwardedCalls(query)) throw new UncheckedIOException(new IOException("not a query of forwarded write calls"));
+        Entry entry = decode(Arrays.copyOfRange(query, FORWARDED_CALLS_PREFIX.length, query.length));
+        if (!(entry instanceof WriteCalls group)) throw new UncheckedIOException(new IOException("forwarded calls must be a group of write calls"));
+        return group.calls();
+    }
+
     /** A read-only call as sent to a node's state machine: the tenant and the ops. */
     public record ReadQuery(String tenant, List<Op> ops) {}
 

@@ -137,21 +137,33 @@ final class KvStateMachine extends BaseStateMachine {
     private volatile boolean closed;
     /** An admin asked for a snapshot of at least this index ({@link #requestSnapshot}); -1 when none was asked for. */
     private volatile long snapshotRequestedAt = -1;
+    private final ForwardedCalls forwardedCalls;
+
+    /**
+     * Where the leader takes the write calls a follower forwarded as a query ({@link EntryCodec#forwardedCalls}):
+     * into its own group commit, so they share its next log entry. Completes with their outcomes as
+     * {@link OutcomeCodec#encodeEach} writes them; fails, having taken none, on a node that is not the leader.
+     */
+    interface ForwardedCalls {
+        CompletableFuture<byte[]> join(List<Entry.WriteCall> calls);
+    }
 
     /**
      * @param snapshotEvery the fewest entries applied between two snapshots ({@link SnapshotSchedule})
      * @param snapshotTurn this member's turn for writing them among the group's members
      * @param leftoverAppenders told when this node's term as leader becomes ready
      * @param pendingReadmission cleared as a configuration that counts this member as a voter is applied
+     * @param forwardedCalls takes the write calls followers forward to this node as leader
      */
     KvStateMachine(Settings seed, LongSupplier clockMicros, long snapshotEvery, SnapshotSchedule.Turn snapshotTurn,
-                   LeftoverAppenders leftoverAppenders, PendingReadmission pendingReadmission) {
+                   LeftoverAppenders leftoverAppenders, PendingReadmission pendingReadmission, ForwardedCalls forwardedCalls) {
         this.seed = seed;
         this.clockMicros = clockMicros;
         this.engine = new KvEngine(seed);
         this.schedule = new SnapshotSchedule(snapshotEvery, snapshotTurn);
         this.leftoverAppenders = leftoverAppenders;
         this.pendingReadmission = pendingReadmission;
+        this.forwardedCalls = forwardedCalls;
     }
 
     boolean closed() {
@@ -404,6 +416,8 @@ final class KvStateMachine extends BaseStateMachine {
             byte[] bytes = request.getContent().toByteArray();
             if (EntryCodec.isFormatProbe(bytes))
                 return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(EntryCodec.FORMAT_PROBE_ANSWER)));
+            if (EntryCodec.isForwardedCalls(bytes))
+                return forwardedCalls.join(EntryCodec.decodeForwardedCalls(bytes)).thenApply(KvStateMachine::messageOf);
             EntryCodec.ReadQuery q = EntryCodec.decodeQuery(bytes);
             byte[] reply = OutcomeCodec.encode(read(q.tenant(), q.ops()));
             return CompletableFuture.completedFuture(messageOf(reply));

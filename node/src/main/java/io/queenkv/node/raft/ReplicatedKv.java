@@ -66,6 +66,7 @@ import org.slf4j.LoggerFactory;
 import io.queenkv.node.access.Access;
 import io.queenkv.node.config.NodeConfig;
 import io.queenkv.node.identity.MemberIdentity;
+import io.queenkv.node.kv.AnswerForm;
 import io.queenkv.node.kv.Entry;
 import io.queenkv.node.kv.EntryCodec;
 import io.queenkv.node.kv.KvEngine;
@@ -99,6 +100,8 @@ public final class ReplicatedKv implements AutoCloseable {
     private volatile RaftGroup reopening;
     private final RaftServer server;
     private final RaftClient client;
+    /** Sends forwarded write calls to the leader's own group commit ({@link #joinLeadersGroup}): one try each, no resend. */
+    private final RaftClient joinClient;
     private final RaftPeerId selfId;
     private final Admission admission;
     private final EntryFormats entryFormats;
@@ -165,6 +168,7 @@ public final class ReplicatedKv implements AutoCloseable {
         List<RaftPeer> known = new ArrayList<>(toPeers(config.peers()));
         if (!config.initialMember()) known.addAll(toPeers(List.of(config.self())));
         this.client = newClient(known, RetryPolicies.retryUpToMaximumCountWithFixedSleep(16, TimeDuration.valueOf(500, TimeUnit.MILLISECONDS)));
+        this.joinClient = newClient(known, RetryPolicies.noRetry());
         this.admission = new Admission(this);
         this.entryFormats = new EntryFormats(this);
     }
@@ -207,7 +211,7 @@ public final class ReplicatedKv implements AutoCloseable {
     private KvStateMachine newStateMachine() {
         return new KvStateMachine(config.seedSettings(), clockMicros, config.snapshotEveryEntries(),
                 SnapshotSchedule.Turn.of(config.nodeId(), config.peers().stream().map(NodeConfig.Peer::id).toList()),
-                leftoverAppenders, pendingReadmission);
+                leftoverAppenders, pendingReadmission, this::joinForwarded);
     }
 
     /** The state machine of the group's current server. */
@@ -448,6 +452,7 @@ public final class ReplicatedKv implements AutoCloseable {
         List<byte[]> encoded = new ArrayList<>(group.size());
         for (GroupCommit.Pending p : group)
             encoded.add(p.call().idempotencyKey() == null ? EntryCodec.encode(forwardable(p.call())) : p.encoded());
+        if (joinLeadersGroup(group, encoded)) return;
         RaftClientReply reply = null;
         Throwable failure;
         try {
@@ -466,6 +471,71 @@ public final class ReplicatedKv implements AutoCloseable {
         }
     }
 
+    /**
+     * Sends the calls to the leader as a query that puts them in the leader's own group commit
+     * ({@link #joinForwarded}), so they share its next log entry instead of taking one of their own:
+     * with clients on every member, one Raft round then serves the calls of all of them. Answers
+     * whether the calls were answered (or given up by every caller). When not (no leader known, a
+     * leader of an earlier version, a failure or no answer in time) they go as an entry of their own,
+     * which is safe however far the query got: every forwarded call carries an Idempotency-Key, so a
+     * copy applies once.
+     */
+    private boolean joinLeadersGroup(List<GroupCommit.Pending> group, List<byte[]> encoded) {
+        RaftPeerId leader = membership().map(d -> d.getInfo().getLeaderId()).orElse(null);
+        if (leader == null || leader.equals(selfId) || joinRefusal.stillHolds(leader)) return false;
+        Throwable failure;
+        try {
+            RaftClientReply reply = joinClient.io().sendStaleRead(KvStateMachine.messageOf(EntryCodec.forwardedCalls(encoded)), 0, leader);
+            if (reply.isSuccess()) {
+                answerEach(group, reply);
+                return true;
+            }
+            failure = reply.getException();
+        } catch (IOException | RuntimeException e) {
+            failure = e;
+        }
+        if (Thread.currentThread().isInterrupted()) { // every caller gave up (forward cancelled the call)
+            for (GroupCommit.Pending p : group) p.outcome().completeExceptionally(unavailable(failure));
+            return true;
+        }
+        joinRefusal = new JoinRefusal(leader, System.nanoTime());
+        LOG.debug("forwarded calls go as entries of their own for a while: the leader did not take them into its group", failure);
+        return false;
+    }
+
+    /**
+     * The last leader that did not take forwarded calls into its group, and when. While it leads, for
+     * {@link #GROUPS_REFUSED_PAUSE_NANOS} after, calls go as entries of their own: it may run an earlier
+     * version. A new leader is asked at once.
+     */
+    private record JoinRefusal(RaftPeerId leader, long atNanos) {
+        boolean stillHolds(RaftPeerId current) {
+            return current.equals(leader) && System.nanoTime() - atNanos < GROUPS_REFUSED_PAUSE_NANOS;
+        }
+    }
+
+    private volatile JoinRefusal joinRefusal = new JoinRefusal(RaftPeerId.valueOf("none"), System.nanoTime());
+    private final AtomicLong forwardedCallsJoined = new AtomicLong();
+
+    /**
+     * Leader only: puts write calls a follower forwarded ({@link #joinLeadersGroup}) in this node's group
+     * commit, with the calls of its own clients. Each must carry an Idempotency-Key (the follower gives
+     * one to every call it forwards): a call whose query got no answer goes again as an entry, and
+     * must apply once however many copies reach the log.
+     */
+    private CompletableFuture<byte[]> joinForwarded(List<Entry.WriteCall> forwarded) {
+        if (!isLeader()) return CompletableFuture.failedFuture(new Refusal(Reason.KV_NO_LEADER, "this node is not the leader"));
+        if (!forwarded.stream().allMatch(ReplicatedKv::appliesOnceHoweverSent))
+            return CompletableFuture.failedFuture(new IllegalArgumentException("a forwarded write call has no Idempotency-Key"));
+        forwardedCallsJoined.addAndGet(forwarded.size());
+        List<CompletableFuture<Outcome>> outcomes = new ArrayList<>(forwarded.size());
+        for (Entry.WriteCall call : forwarded)
+            outcomes.add(calls.add(new GroupCommit.Pending(call, EntryCodec.encode(call), new CompletableFuture<>())));
+        return CompletableFuture.allOf(outcomes.toArray(CompletableFuture[]::new)).handle((done, failure) -> OutcomeCodec.encodeEach(
+                outcomes.stream().map(o -> o.isCompletedExceptionally() ? Optional.<Outcome>empty() : Optional.of(o.join())).toList(),
+                forwarded, AnswerForm.AS_SENT));
+    }
+
     private static byte[] encode(List<GroupCommit.Pending> group) {
         return group.size() == 1 ? group.get(0).encoded() : EntryCodec.group(group.stream().map(GroupCommit.Pending::encoded).toList());
     }
@@ -476,6 +546,11 @@ public final class ReplicatedKv implements AutoCloseable {
             complete(group.get(0).outcome(), reply);
             return;
         }
+        answerEach(group, reply);
+    }
+
+    /** Completes each call of a group with its outcome from a reply that holds one per call ({@link OutcomeCodec#encodeEach}). */
+    private static void answerEach(List<GroupCommit.Pending> group, RaftClientReply reply) {
         List<Optional<Outcome>> each;
         try {
             each = OutcomeCodec.decodeEach(reply.getMessage().getContent().toByteArray(),
@@ -621,6 +696,11 @@ public final class ReplicatedKv implements AutoCloseable {
     /** Write calls this node sent in those groups. */
     public long writeCallsSentInGroups() {
         return calls.callsSentInGroups();
+    }
+
+    /** Write calls followers forwarded that this node, as leader, took into its own groups ({@link #joinForwarded}). */
+    public long forwardedCallsJoined() {
+        return forwardedCallsJoined.get();
     }
 
     /** ReadIndex rounds this node ran for linearizable reads ({@link ReadBarrier}). */
@@ -830,7 +910,11 @@ public final class ReplicatedKv implements AutoCloseable {
         try {
             client.close();
         } finally {
-            server.close();
+            try {
+                joinClient.close();
+            } finally {
+                server.close();
+            }
         }
     }
 }

@@ -183,6 +183,28 @@ class CodecTest {
             assertThat(EntryCodec.appliesWriteCalls(OutcomeCodec.encode(new Completed(List.of())))).isFalse();
         }
 
+        /**
+         * A follower sends write calls for the leader's own group as a query. A leader of an earlier
+         * version reads it with the read decoder and refuses it (the follower then sends an entry);
+         * this version tells it apart from reads and the format probe, and takes back exactly the calls.
+         */
+        @Test
+        void forwardedCallsAreAQueryEarlierVersionsRefuse() {
+            Entry.WriteCall first = new Entry.WriteCall(0, TENANT, "\u0001forwarded 1", "\u0001forwarded", List.of(put("a", "1")));
+            Entry.WriteCall second = new Entry.WriteCall(0, OTHER_TENANT, "idem", "f", everyOp());
+            byte[] query = EntryCodec.forwardedCalls(List.of(EntryCodec.encode(first), EntryCodec.encode(second)));
+            assertThat(EntryCodec.isForwardedCalls(query)).isTrue();
+            assertThat(EntryCodec.decodeForwardedCalls(query)).containsExactly(first, second);
+            assertThatThrownBy(() -> EntryCodec.decodeQuery(query)).isInstanceOf(java.io.UncheckedIOException.class);
+            assertThat(EntryCodec.isFormatProbe(query)).isFalse();
+            assertThat(EntryCodec.isForwardedCalls(EntryCodec.FORMAT_PROBE)).isFalse();
+            byte[] read = EntryCodec.encodeQuery(new EntryCodec.ReadQuery(TENANT, List.of(get("k"))));
+            assertThat(EntryCodec.isForwardedCalls(read)).isFalse();
+            assertThatThrownBy(() -> EntryCodec.decodeForwardedCalls(read)).isInstanceOf(java.io.UncheckedIOException.class);
+            byte[] cut = java.util.Arrays.copyOf(query, query.length - 1);
+            assertThatThrownBy(() -> EntryCodec.decodeForwardedCalls(cut)).isInstanceOf(java.io.UncheckedIOException.class);
+        }
+
         @Test
         void garbageIsRejected() {
             byte[] unknownKind = EntryCodec.encode(new Entry.Sweep(T0, 1));

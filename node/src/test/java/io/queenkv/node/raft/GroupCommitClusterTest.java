@@ -3,6 +3,8 @@ package io.queenkv.node.raft;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import java.io.IOException;
+import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,6 +17,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftPeerId;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -22,6 +26,13 @@ import org.junit.jupiter.api.io.TempDir;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
+import io.queenkv.node.access.Access;
+import io.queenkv.node.kv.Entry;
+import io.queenkv.node.kv.EntryCodec;
+import io.queenkv.node.kv.Expiry;
+import io.queenkv.node.kv.Op;
+import io.queenkv.node.kv.Outcome;
+import io.queenkv.node.kv.OutcomeCodec;
 import io.queenkv.node.testing.LocalNode;
 
 /**
@@ -82,6 +93,7 @@ class GroupCommitClusterTest {
         assertThat(plainVersions).hasSize(plainVersionsSeen.get());
         assertThat(leader.node.replicated().writeGroupsSent()).as("groups the leader sent to its own server").isPositive();
         assertThat(follower.node.replicated().writeGroupsSent()).as("groups the follower forwarded").isPositive();
+        assertThat(leader.node.replicated().forwardedCallsJoined()).as("forwarded calls the leader wrote in its own groups").isPositive();
         assertThat(leader.get("/metrics").body()).contains("queen_kv_raft_grouped_writes_allowed 1.0");
     }
 
@@ -128,6 +140,50 @@ class GroupCommitClusterTest {
         assertThat(wrong).as("answers that do not echo their call, or retries answered otherwise").isEmpty();
         assertThat(leader.node.replicated().writeGroupsSent() + follower.node.replicated().writeGroupsSent() - groupsBefore)
                 .as("the puts went in groups").isPositive();
+    }
+
+    /**
+     * A follower's forwarded calls join the leader's own groups through a query. Only the leader takes
+     * them, and only calls with an Idempotency-Key (the follower sends again what gets no answer, and a
+     * copy must apply once): a refused query writes nothing, an accepted one sent twice applies once.
+     */
+    @Test
+    void onlyTheLeaderTakesForwardedCallsAndOnlyWithAnIdempotencyKey() throws Exception {
+        LocalNode leader = startAndAwaitTheFormatProbes(), follower = aFollower(leader);
+        ReplicatedKv kv = follower.node.replicated();
+        Entry.WriteCall keyless = new Entry.WriteCall(0, Access.DEFAULT_TENANT, null, null,
+                List.of(new Op.Incr("g", "joined", BigDecimal.ONE, null, null, Expiry.FOREVER, false)));
+        Entry.WriteCall keyed = ReplicatedKv.forwardable(keyless);
+
+        assertThat(askToJoin(kv, kv.selfId(), keyed)).as("a follower takes no forwarded calls").isInstanceOf(Throwable.class);
+        assertThat(askToJoin(kv, leader.node.replicated().selfId(), keyless)).as("a call without a key").isInstanceOf(Throwable.class);
+        assertThat(counter(follower, "joined")).as("refused queries wrote nothing").isZero();
+
+        Object first = askToJoin(kv, leader.node.replicated().selfId(), keyed);
+        Object again = askToJoin(kv, leader.node.replicated().selfId(), keyed);
+        assertThat(first).isInstanceOf(Outcome.Completed.class);
+        assertThat(again).as("the copy is answered with the first one's outcome").isEqualTo(first);
+        assertThat(counter(follower, "joined")).as("applied once").isEqualTo(1);
+        assertThat(leader.node.replicated().forwardedCallsJoined()).isEqualTo(2);
+    }
+
+    /** The outcome of one forwarded call sent as a join query to {@code target}, or what the query failed with. */
+    private static Object askToJoin(ReplicatedKv kv, RaftPeerId target, Entry.WriteCall call) {
+        try {
+            RaftClientReply reply = kv.client().io().sendStaleRead(
+                    KvStateMachine.messageOf(EntryCodec.forwardedCalls(List.of(EntryCodec.encode(call)))), 0, target);
+            if (!reply.isSuccess()) return reply.getException();
+            return OutcomeCodec.decodeEach(reply.getMessage().getContent().toByteArray(), List.of(call)).get(0).orElseThrow();
+        } catch (IOException | RuntimeException e) {
+            return e;
+        }
+    }
+
+    /** A counter's value, read linearizably through {@code node}; 0 while it does not exist. */
+    private static long counter(LocalNode node, String key) {
+        JsonNode results = json(node.post("/api/v1/kv", "[{\"op\":\"get\",\"ns\":\"g\",\"key\":\"" + key + "\"}]").body()).get("results");
+        JsonNode value = results.get(0).get("value");
+        return value == null || value.isNull() ? 0 : value.asLong();
     }
 
     /** Three members; the leader, once every member answered its format probe as this version does. */

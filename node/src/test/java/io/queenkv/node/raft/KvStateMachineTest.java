@@ -51,12 +51,15 @@ import io.queenkv.node.kv.Settings;
 class KvStateMachineTest {
     /** These tests apply no configuration entry, so no mark is ever looked at. */
     private static final PendingReadmission NO_MARK = new PendingReadmission(Path.of("target", "no-admission-mark"));
+    /** These state machines are no leader's: they take no forwarded write calls. */
+    private static final KvStateMachine.ForwardedCalls NOT_LEADER =
+            calls -> CompletableFuture.failedFuture(new IllegalStateException("not the leader"));
 
     static final long T0 = 1_790_000_000_000_000L;
 
     @Test
     void anUndecodableCommittedEntryIsSkippedAndTheNextOneApplies() {
-        KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1, SnapshotSchedule.Turn.ALONE, new LeftoverAppenders(), NO_MARK);
+        KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1, SnapshotSchedule.Turn.ALONE, new LeftoverAppenders(), NO_MARK, NOT_LEADER);
         byte[] unknownKind = {EntryCodec.FORMAT_VERSION, 0, 0, 0, 0, 0, 0, 0, 1, 42, 0, 0};
 
         CompletableFuture<Message> skipped = sm.applyTransaction(committed(sm, 1, unknownKind));
@@ -80,7 +83,7 @@ class KvStateMachineTest {
      */
     @Test
     void aSnapshotLandingFromTheLeaderIsNotClaimedBeforeItIsLoaded(@TempDir Path dir) throws IOException {
-        KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1, SnapshotSchedule.Turn.ALONE, new LeftoverAppenders(), NO_MARK);
+        KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1, SnapshotSchedule.Turn.ALONE, new LeftoverAppenders(), NO_MARK, NOT_LEADER);
         RaftStorage storage = initialized(sm, dir);
         for (long i = 1; i <= 3; i++) sm.applyTransaction(committed(sm, i, EntryCodec.encode(put("k" + i))));
 
@@ -101,7 +104,7 @@ class KvStateMachineTest {
      */
     @Test
     void theLatestSnapshotIsReadFromTheDirectoryOnlyAtStartAndWhenOneIsLoaded(@TempDir Path dir) throws IOException {
-        KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1, SnapshotSchedule.Turn.ALONE, new LeftoverAppenders(), NO_MARK);
+        KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1, SnapshotSchedule.Turn.ALONE, new LeftoverAppenders(), NO_MARK, NOT_LEADER);
         RaftStorage storage = initialized(sm, dir);
         for (long i = 1; i <= 3; i++) sm.applyTransaction(committed(sm, i, EntryCodec.encode(put("k" + i))));
         assertThat(sm.getLatestSnapshot()).as("none at start").isNull();
@@ -122,7 +125,7 @@ class KvStateMachineTest {
 
     @Test
     void aSnapshotIsAnsweredOnceWrittenAndNeverAheadOfTheAppliedIndex(@TempDir Path dir) throws IOException {
-        KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1, SnapshotSchedule.Turn.ALONE, new LeftoverAppenders(), NO_MARK);
+        KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1, SnapshotSchedule.Turn.ALONE, new LeftoverAppenders(), NO_MARK, NOT_LEADER);
         RaftStorage storage = initialized(sm, dir);
         for (long i = 1; i <= 3; i++) sm.applyTransaction(committed(sm, i, EntryCodec.encode(put("k" + i))));
         Files.writeString(new File(storage.getStorageDir().getStateMachineDir(), "snapshot.7_100").toPath(), "a stray file");
@@ -139,7 +142,7 @@ class KvStateMachineTest {
      */
     @Test
     void aWrittenSnapshotIsNotFollowedAtOnceByAnother(@TempDir Path dir) throws IOException {
-        KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0, 3, SnapshotSchedule.Turn.ALONE, new LeftoverAppenders(), NO_MARK);
+        KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0, 3, SnapshotSchedule.Turn.ALONE, new LeftoverAppenders(), NO_MARK, NOT_LEADER);
         RaftStorage storage = initialized(sm, dir);
         for (long i = 1; i <= 3; i++) sm.applyTransaction(committed(sm, i, EntryCodec.encode(put("k" + i))));
         sm.takeSnapshot();
@@ -163,7 +166,7 @@ class KvStateMachineTest {
      */
     @Test
     void aSnapshotIsNamedWithItsChecksumAndOldOnesAreCleanedUpOnceAfterEachNewOne(@TempDir Path dir) throws IOException {
-        KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0, 3, SnapshotSchedule.Turn.ALONE, new LeftoverAppenders(), NO_MARK);
+        KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0, 3, SnapshotSchedule.Turn.ALONE, new LeftoverAppenders(), NO_MARK, NOT_LEADER);
         RaftStorage storage = initialized(sm, dir);
         File smDir = storage.getStorageDir().getStateMachineDir();
         SnapshotRetentionPolicy keepOne = new SnapshotRetentionPolicy() {
@@ -199,7 +202,7 @@ class KvStateMachineTest {
     /** A crash while a snapshot was being written leaves it unfinished; the next start removes that and keeps the finished ones. */
     @Test
     void unfinishedSnapshotFilesAreRemovedAtStart(@TempDir Path dir) throws IOException {
-        KvStateMachine first = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1, SnapshotSchedule.Turn.ALONE, new LeftoverAppenders(), NO_MARK);
+        KvStateMachine first = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1, SnapshotSchedule.Turn.ALONE, new LeftoverAppenders(), NO_MARK, NOT_LEADER);
         RaftStorage storage = initialized(first, dir);
         first.applyTransaction(committed(first, 1, EntryCodec.encode(put("k1"))));
         first.takeSnapshot();
@@ -210,7 +213,7 @@ class KvStateMachineTest {
         Files.writeString(new File(smDir, "snapshot.1_7.tmp").toPath(), "half a snapshot");
         Files.writeString(new File(smDir, "snapshot.1_7.md5.tmp").toPath(), "half a checksum");
 
-        KvStateMachine second = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1, SnapshotSchedule.Turn.ALONE, new LeftoverAppenders(), NO_MARK);
+        KvStateMachine second = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1, SnapshotSchedule.Turn.ALONE, new LeftoverAppenders(), NO_MARK, NOT_LEADER);
         RaftStorage again = initialized(second, dir, RaftStorage.StartupOption.RECOVER);
         assertThat(smDir.list()).contains("snapshot.1_1", "snapshot.1_1.md5").noneMatch(name -> name.endsWith(".tmp"));
         assertThat(second.withEngine(KvEngine::keyCount)).isEqualTo(1);
@@ -225,7 +228,7 @@ class KvStateMachineTest {
      */
     @Test
     void aLargeStateIsSnapshottedOnlyOnceTheLogHoldsAQuarterOfIt(@TempDir Path dir) throws IOException {
-        KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1, SnapshotSchedule.Turn.ALONE, new LeftoverAppenders(), NO_MARK);
+        KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1, SnapshotSchedule.Turn.ALONE, new LeftoverAppenders(), NO_MARK, NOT_LEADER);
         RaftStorage storage = initialized(sm, dir);
         long index = 0;
         for (int i = 0; i < 400; i++) sm.applyTransaction(committed(sm, ++index, EntryCodec.encode(put("key-" + i))));
@@ -273,7 +276,7 @@ class KvStateMachineTest {
      */
     @Test
     void aForwardedWriteSentTwiceAppliesOnce() {
-        KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1, SnapshotSchedule.Turn.ALONE, new LeftoverAppenders(), NO_MARK);
+        KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1, SnapshotSchedule.Turn.ALONE, new LeftoverAppenders(), NO_MARK, NOT_LEADER);
         Entry.WriteCall call = new Entry.WriteCall(T0, "t", null, null,
                 List.of(new Op.Incr("ns", "n", java.math.BigDecimal.ONE, null, null, Expiry.FOREVER, false)));
         byte[] forwarded = EntryCodec.encode(ReplicatedKv.forwardable(call));
@@ -313,13 +316,13 @@ class KvStateMachineTest {
                 new Entry.WriteCall(T0, "t", null, null, List.of(new Op.Put("ns", "k", JsonValue.of("2"), Expiry.FOREVER, 0L, true))),
                 new Entry.WriteCall(T0, "t", "step-1", "f1", List.of(incr("n"))),
                 new Entry.WriteCall(T0, "t", null, null, List.of(incr("n"))));
-        KvStateMachine oneByOne = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1, SnapshotSchedule.Turn.ALONE, new LeftoverAppenders(), NO_MARK);
+        KvStateMachine oneByOne = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1, SnapshotSchedule.Turn.ALONE, new LeftoverAppenders(), NO_MARK, NOT_LEADER);
         List<Outcome> expected = new java.util.ArrayList<>();
         for (int i = 0; i < calls.size(); i++)
             expected.add(OutcomeCodec.decode(oneByOne.applyTransaction(committed(oneByOne, i + 1, EntryCodec.encode(calls.get(i)))).join().getContent().toByteArray()));
 
         for (AnswerForm form : AnswerForm.values()) {
-            KvStateMachine grouped = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1, SnapshotSchedule.Turn.ALONE, new LeftoverAppenders(), NO_MARK);
+            KvStateMachine grouped = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1, SnapshotSchedule.Turn.ALONE, new LeftoverAppenders(), NO_MARK, NOT_LEADER);
             Message reply = grouped.applyTransaction(committed(grouped, 1, EntryCodec.encode(new Entry.WriteCalls(T0, calls, form)))).join();
 
             assertThat(OutcomeCodec.decodeEach(reply.getContent().toByteArray(), calls)).as(form.name())
@@ -341,7 +344,7 @@ class KvStateMachineTest {
                 new Entry.WriteCall(T0, "t", "b", "fb", List.of(new Op.Put("ns", "b", JsonValue.of(big), Expiry.FOREVER, null, false))));
         int[] sizes = new int[2];
         for (AnswerForm form : AnswerForm.values()) {
-            KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1, SnapshotSchedule.Turn.ALONE, new LeftoverAppenders(), NO_MARK);
+            KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1, SnapshotSchedule.Turn.ALONE, new LeftoverAppenders(), NO_MARK, NOT_LEADER);
             byte[] reply = sm.applyTransaction(committed(sm, 1, EntryCodec.encode(new Entry.WriteCalls(T0, calls, form)))).join()
                     .getContent().toByteArray();
             sizes[form.ordinal()] = reply.length;
@@ -355,7 +358,7 @@ class KvStateMachineTest {
     /** An earlier version would skip a grouped entry: the leader refuses one until every member showed it applies them. */
     @Test
     void theLeaderTakesGroupsIntoTheLogOnlyOnceEveryMemberAppliesThem() throws IOException {
-        KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1, SnapshotSchedule.Turn.ALONE, new LeftoverAppenders(), NO_MARK);
+        KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1, SnapshotSchedule.Turn.ALONE, new LeftoverAppenders(), NO_MARK, NOT_LEADER);
         byte[] group = EntryCodec.encode(new Entry.WriteCalls(0, List.of(
                 new Entry.WriteCall(0, "t", null, null, List.of(incr("a"))), new Entry.WriteCall(0, "t", null, null, List.of(incr("b")))),
                 AnswerForm.FULL));
