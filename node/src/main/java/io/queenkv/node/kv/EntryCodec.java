@@ -181,6 +181,32 @@ public final class EntryCodec {
         return group.calls();
     }
 
+    /**
+     * The start of a query a follower sends the leader it follows for a linearizable read: "confirm
+     * you still lead in this term" ({@link #leadershipQuery}). Like {@link #FORMAT_PROBE} it reads as a
+     * string length out of range, so a leader of an earlier version refuses it.
+     */
+    private static final byte[] LEADERSHIP_QUERY_PREFIX = {(byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, 0x7F, 0x4C};
+    /** The leader's answers to a {@link #leadershipQuery}: it led in that term after the query arrived, or not. */
+    public static final byte[] LEADERSHIP_CONFIRMED = {1}, LEADERSHIP_NOT_CONFIRMED = {0};
+
+    /** A query asking the leader to confirm it leads in {@code term}, after the query arrived. */
+    public static byte[] leadershipQuery(long term) {
+        return ByteBuffer.allocate(LEADERSHIP_QUERY_PREFIX.length + Long.BYTES).put(LEADERSHIP_QUERY_PREFIX).putLong(term).array();
+    }
+
+    /** Whether a query is a {@link #leadershipQuery}, by its prefix and length alone. */
+    public static boolean isLeadershipQuery(byte[] query) {
+        return query.length == LEADERSHIP_QUERY_PREFIX.length + Long.BYTES
+                && Arrays.equals(query, 0, LEADERSHIP_QUERY_PREFIX.length, LEADERSHIP_QUERY_PREFIX, 0, LEADERSHIP_QUERY_PREFIX.length);
+    }
+
+    /** The term a {@link #leadershipQuery} asks about; throws {@link UncheckedIOException} on anything else. */
+    public static long decodeLeadershipQuery(byte[] query) {
+        if (!isLeadershipQuery(query)) throw new UncheckedIOException(new IOException("not a leadership query"));
+        return ByteBuffer.wrap(query, LEADERSHIP_QUERY_PREFIX.length, Long.BYTES).getLong();
+    }
+
     /** A read-only call as sent to a node's state machine: the tenant and the ops. */
     public record ReadQuery(String tenant, List<Op> ops) {}
 

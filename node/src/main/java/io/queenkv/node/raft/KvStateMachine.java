@@ -12,6 +12,7 @@ import java.nio.file.StandardCopyOption;
 import java.security.DigestOutputStream;
 import java.security.MessageDigest;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -137,15 +138,23 @@ final class KvStateMachine extends BaseStateMachine {
     private volatile boolean closed;
     /** An admin asked for a snapshot of at least this index ({@link #requestSnapshot}); -1 when none was asked for. */
     private volatile long snapshotRequestedAt = -1;
-    private final ForwardedCalls forwardedCalls;
+    private final AsLeader asLeader;
 
-    /**
-     * Where the leader takes the write calls a follower forwarded as a query ({@link EntryCodec#forwardedCalls}):
-     * into its own group commit, so they share its next log entry. Completes with their outcomes as
-     * {@link OutcomeCodec#encodeEach} writes them; fails, having taken none, on a node that is not the leader.
-     */
-    interface ForwardedCalls {
+    /** What this node does as leader for the queries followers send it, and what it learns when it stops leading. */
+    interface AsLeader {
+        /**
+         * Takes the write calls a follower forwarded as a query ({@link EntryCodec#forwardedCalls})
+         * into this node's group commit, so they share its next log entry. Completes with their
+         * outcomes as {@link OutcomeCodec#encodeEach} writes them; fails, having taken none, on a node
+         * that is not the leader.
+         */
         CompletableFuture<byte[]> join(List<Entry.WriteCall> calls);
+
+        /** Answers a follower's {@link EntryCodec#leadershipQuery}: confirmed or not, never a failure. */
+        CompletableFuture<byte[]> confirmLeadership(long term);
+
+        /** This node stopped leading. */
+        void steppedDown();
     }
 
     /**
@@ -153,17 +162,17 @@ final class KvStateMachine extends BaseStateMachine {
      * @param snapshotTurn this member's turn for writing them among the group's members
      * @param leftoverAppenders told when this node's term as leader becomes ready
      * @param pendingReadmission cleared as a configuration that counts this member as a voter is applied
-     * @param forwardedCalls takes the write calls followers forward to this node as leader
+     * @param asLeader answers followers' queries to this node as leader, and learns when it stops leading
      */
     KvStateMachine(Settings seed, LongSupplier clockMicros, long snapshotEvery, SnapshotSchedule.Turn snapshotTurn,
-                   LeftoverAppenders leftoverAppenders, PendingReadmission pendingReadmission, ForwardedCalls forwardedCalls) {
+                   LeftoverAppenders leftoverAppenders, PendingReadmission pendingReadmission, AsLeader asLeader) {
         this.seed = seed;
         this.clockMicros = clockMicros;
         this.engine = new KvEngine(seed);
         this.schedule = new SnapshotSchedule(snapshotEvery, snapshotTurn);
         this.leftoverAppenders = leftoverAppenders;
         this.pendingReadmission = pendingReadmission;
-        this.forwardedCalls = forwardedCalls;
+        this.asLeader = asLeader;
     }
 
     boolean closed() {
@@ -400,6 +409,12 @@ final class KvStateMachine extends BaseStateMachine {
         answersAsSentAllowed = allowed;
     }
 
+    /** Ratis calls this as this node's term as leader ends. */
+    @Override
+    public void notifyNotLeader(Collection<TransactionContext> pendingEntries) {
+        asLeader.steppedDown();
+    }
+
     boolean answersAsSentAllowed() {
         return answersAsSentAllowed;
     }
@@ -409,7 +424,10 @@ final class KvStateMachine extends BaseStateMachine {
         return withEngine(e -> e.read(tenant, ops, clockMicros.getAsLong()));
     }
 
-    /** A read-only call, reached only after Ratis' linearizable ReadIndex barrier; or the leader's format probe. */
+    /**
+     * A read-only call, reached only after Ratis' linearizable ReadIndex barrier; or one of the
+     * queries members send the leader: the format probe, forwarded write calls, a leadership query.
+     */
     @Override
     public CompletableFuture<Message> query(Message request) {
         try {
@@ -417,7 +435,9 @@ final class KvStateMachine extends BaseStateMachine {
             if (EntryCodec.isFormatProbe(bytes))
                 return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(EntryCodec.FORMAT_PROBE_ANSWER)));
             if (EntryCodec.isForwardedCalls(bytes))
-                return forwardedCalls.join(EntryCodec.decodeForwardedCalls(bytes)).thenApply(KvStateMachine::messageOf);
+                return asLeader.join(EntryCodec.decodeForwardedCalls(bytes)).thenApply(KvStateMachine::messageOf);
+            if (EntryCodec.isLeadershipQuery(bytes))
+                return asLeader.confirmLeadership(EntryCodec.decodeLeadershipQuery(bytes)).thenApply(KvStateMachine::messageOf);
             EntryCodec.ReadQuery q = EntryCodec.decodeQuery(bytes);
             byte[] reply = OutcomeCodec.encode(read(q.tenant(), q.ops()));
             return CompletableFuture.completedFuture(messageOf(reply));

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -50,7 +51,6 @@ import org.apache.ratis.protocol.exceptions.StateMachineException;
 import org.apache.ratis.protocol.exceptions.TimeoutIOException;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.retry.RetryPolicy;
-import org.apache.ratis.rpc.SupportedRpcType;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.server.storage.RaftStorage;
@@ -106,6 +106,8 @@ public final class ReplicatedKv implements AutoCloseable {
     private final Admission admission;
     private final EntryFormats entryFormats;
     private final Parameters rpcParameters;
+    /** Confirms this node still leads for linearizable reads; Ratis' gRPC transport shows it the leader's replies ({@link LeaderRepliesRpc}). */
+    private final LeadershipCheck leadership;
     /** This node's identity as a client of its own Raft server ({@link #submitLocally}). */
     private final ClientId localClientId = ClientId.randomId();
     private final AtomicLong localCallIds = new AtomicLong();
@@ -147,8 +149,10 @@ public final class ReplicatedKv implements AutoCloseable {
         this.config = config;
         this.identity = identity;
         this.groupId = RaftGroupId.valueOf(identity.groupUuid());
-        this.rpcParameters = rpcParameters(tls);
         this.selfId = RaftPeerId.valueOf(config.nodeId());
+        this.leadership = new LeadershipCheck(selfId, this::membership);
+        this.rpcParameters = rpcParameters(tls);
+        LeaderRepliesRpc.attach(rpcParameters, leadership);
         this.clockMicros = clockMicros;
         this.pendingReadmission = new PendingReadmission(config.dataDir());
         this.stateMachine = newStateMachine();
@@ -211,7 +215,22 @@ public final class ReplicatedKv implements AutoCloseable {
     private KvStateMachine newStateMachine() {
         return new KvStateMachine(config.seedSettings(), clockMicros, config.snapshotEveryEntries(),
                 SnapshotSchedule.Turn.of(config.nodeId(), config.peers().stream().map(NodeConfig.Peer::id).toList()),
-                leftoverAppenders, pendingReadmission, this::joinForwarded);
+                leftoverAppenders, pendingReadmission, new KvStateMachine.AsLeader() {
+                    @Override
+                    public CompletableFuture<byte[]> join(List<Entry.WriteCall> calls) {
+                        return joinForwarded(calls);
+                    }
+
+                    @Override
+                    public CompletableFuture<byte[]> confirmLeadership(long term) {
+                        return ReplicatedKv.this.confirmLeadership(term);
+                    }
+
+                    @Override
+                    public void steppedDown() {
+                        leadership.steppedDown();
+                    }
+                });
     }
 
     /** The state machine of the group's current server. */
@@ -267,7 +286,7 @@ public final class ReplicatedKv implements AutoCloseable {
 
     private static RaftProperties serverProperties(NodeConfig config) {
         RaftProperties p = new RaftProperties();
-        RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
+        RaftConfigKeys.Rpc.setType(p, new LeaderRepliesRpc());
         GrpcConfigKeys.Server.setHost(p, config.bindAddress());
         GrpcConfigKeys.Server.setPort(p, config.raftPort());
         RaftServerConfigKeys.setStorageDir(p, List.of(config.dataDir().toAbsolutePath().toFile()));
@@ -625,13 +644,65 @@ public final class ReplicatedKv implements AutoCloseable {
         });
     }
 
-    /** One ReadIndex round: a read of nothing through this node's own Raft server. */
+    /**
+     * One round of the read barrier: Ratis' ReadIndex (a read of nothing through this node's own Raft
+     * server; it completes once this node applied up to the leader's commit index) and, at the same
+     * time, the leader's confirmation that it still leads in the term this node knows
+     * ({@link LeadershipCheck}: Ratis 3.3 may answer a ReadIndex without asking the followers). Both
+     * start after the reads the round serves arrived; a round during which this node's term changed
+     * fails, as its ReadIndex may have come from another leader.
+     */
     private CompletionStage<?> readIndexRound() {
-        return submitLocally(READ_INDEX_ROUND, RaftClientRequest.readRequestType()).thenApply(reply -> {
+        RaftServer.Division d = membership().orElseThrow(() -> new Refusal(Reason.KV_NO_LEADER, "this node is not a member of the group yet"));
+        long term = d.getInfo().getCurrentTerm();
+        RaftPeerId leader = d.getInfo().getLeaderId();
+        if (leader == null) throw new Refusal(Reason.KV_NO_LEADER, "no Raft leader is known right now");
+        CompletableFuture<RaftClientReply> index = submitLocally(READ_INDEX_ROUND, RaftClientRequest.readRequestType()).thenApply(reply -> {
             Throwable why = failureOf(reply, null);
             if (why != null) throw new CompletionException(why);
             return reply;
         });
+        CompletableFuture<Void> confirmed = leader.equals(selfId) ? leadership.confirm(term) : askLeaderToConfirm(leader, term);
+        // Either failure fails the round at once; it passes when both passed.
+        CompletableFuture<Void> round = new CompletableFuture<>();
+        index.whenComplete((r, failure) -> { if (failure != null) round.completeExceptionally(failure); });
+        confirmed.whenComplete((r, failure) -> { if (failure != null) round.completeExceptionally(failure); });
+        CompletableFuture.allOf(index, confirmed).thenRun(() -> {
+            if (d.getInfo().getCurrentTerm() == term) round.complete(null);
+            else round.completeExceptionally(new Refusal(Reason.KV_NO_LEADER, "the Raft term changed during the read"));
+        });
+        return round;
+    }
+
+    /**
+     * Asks the leader this node follows to confirm, after this call, that it leads in {@code term}
+     * ({@link EntryCodec#leadershipQuery}). A leader of an earlier version does not know the query and
+     * refuses it as a read it cannot decode; its ReadIndex alone then stands, as it did before.
+     */
+    private CompletableFuture<Void> askLeaderToConfirm(RaftPeerId leader, long term) {
+        // The blocking client on a caller thread: the async one is ordered, and one failure closes its stream to that leader for good.
+        return CompletableFuture.runAsync(() -> {
+            RaftClientReply reply;
+            try {
+                reply = joinClient.io().sendStaleRead(KvStateMachine.messageOf(EntryCodec.leadershipQuery(term)), 0, leader);
+            } catch (StateMachineException earlierVersion) {
+                return;
+            } catch (IOException e) {
+                throw new CompletionException(e);
+            }
+            if (!reply.isSuccess()) {
+                if (reply.getException() instanceof StateMachineException) return; // an earlier version's refusal
+                throw new CompletionException(reply.getException());
+            }
+            if (!Arrays.equals(reply.getMessage().getContent().toByteArray(), EntryCodec.LEADERSHIP_CONFIRMED))
+                throw new Refusal(Reason.KV_NO_LEADER, "the leader did not confirm it still leads");
+        }, callers);
+    }
+
+    /** Leader only: answers a follower's {@link #askLeaderToConfirm}; never fails, so a failure there means an earlier version. */
+    private CompletableFuture<byte[]> confirmLeadership(long term) {
+        return leadership.confirm(term).handle((ok, failure) ->
+                failure == null ? EntryCodec.LEADERSHIP_CONFIRMED : EntryCodec.LEADERSHIP_NOT_CONFIRMED);
     }
 
     private static final Message READ_INDEX_ROUND =

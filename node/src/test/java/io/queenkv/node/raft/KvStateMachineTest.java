@@ -51,9 +51,22 @@ import io.queenkv.node.kv.Settings;
 class KvStateMachineTest {
     /** These tests apply no configuration entry, so no mark is ever looked at. */
     private static final PendingReadmission NO_MARK = new PendingReadmission(Path.of("target", "no-admission-mark"));
-    /** These state machines are no leader's: they take no forwarded write calls. */
-    private static final KvStateMachine.ForwardedCalls NOT_LEADER =
-            calls -> CompletableFuture.failedFuture(new IllegalStateException("not the leader"));
+    /** These state machines are no leader's: they take no forwarded write calls and confirm no leadership. */
+    private static final KvStateMachine.AsLeader NOT_LEADER = new KvStateMachine.AsLeader() {
+        @Override
+        public CompletableFuture<byte[]> join(List<Entry.WriteCall> calls) {
+            return CompletableFuture.failedFuture(new IllegalStateException("not the leader"));
+        }
+
+        @Override
+        public CompletableFuture<byte[]> confirmLeadership(long term) {
+            return CompletableFuture.completedFuture(EntryCodec.LEADERSHIP_NOT_CONFIRMED);
+        }
+
+        @Override
+        public void steppedDown() {
+        }
+    };
 
     static final long T0 = 1_790_000_000_000_000L;
 
