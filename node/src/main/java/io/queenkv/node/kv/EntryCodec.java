@@ -13,6 +13,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.OptionalLong;
 
 import io.queenkv.node.kv.Entry.ChangeSettings;
 import io.queenkv.node.kv.Entry.Sweep;
@@ -182,29 +183,33 @@ public final class EntryCodec {
     }
 
     /**
-     * The start of a query a follower sends the leader it follows for a linearizable read: "confirm
-     * you still lead in this term" ({@link #leadershipQuery}). Like {@link #FORMAT_PROBE} it reads as a
-     * string length out of range, so a leader of an earlier version refuses it.
+     * A query a follower sends the leader it follows for a linearizable read: "pass your read barrier
+     * — your ReadIndex and the check that you still lead — after this query arrived, then tell me your
+     * applied index". Like {@link #FORMAT_PROBE} it reads as a string length out of range, so a
+     * leader of an earlier version refuses it.
      */
-    private static final byte[] LEADERSHIP_QUERY_PREFIX = {(byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, 0x7F, 0x4C};
-    /** The leader's answers to a {@link #leadershipQuery}: it led in that term after the query arrived, or not. */
-    public static final byte[] LEADERSHIP_CONFIRMED = {1}, LEADERSHIP_NOT_CONFIRMED = {0};
+    public static final byte[] READ_INDEX_QUERY = {(byte) 0xFF, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF, 0x7F, 0x52};
+    private static final byte CONFIRMED = 1, NOT_CONFIRMED = 0;
 
-    /** A query asking the leader to confirm it leads in {@code term}, after the query arrived. */
-    public static byte[] leadershipQuery(long term) {
-        return ByteBuffer.allocate(LEADERSHIP_QUERY_PREFIX.length + Long.BYTES).put(LEADERSHIP_QUERY_PREFIX).putLong(term).array();
+    public static boolean isReadIndexQuery(byte[] query) {
+        return Arrays.equals(query, READ_INDEX_QUERY);
     }
 
-    /** Whether a query is a {@link #leadershipQuery}, by its prefix and length alone. */
-    public static boolean isLeadershipQuery(byte[] query) {
-        return query.length == LEADERSHIP_QUERY_PREFIX.length + Long.BYTES
-                && Arrays.equals(query, 0, LEADERSHIP_QUERY_PREFIX.length, LEADERSHIP_QUERY_PREFIX, 0, LEADERSHIP_QUERY_PREFIX.length);
+    /** The leader's answer to {@link #READ_INDEX_QUERY}: its applied index once its barrier passed. */
+    public static byte[] readIndexAnswer(long appliedIndex) {
+        return ByteBuffer.allocate(1 + Long.BYTES).put(CONFIRMED).putLong(appliedIndex).array();
     }
 
-    /** The term a {@link #leadershipQuery} asks about; throws {@link UncheckedIOException} on anything else. */
-    public static long decodeLeadershipQuery(byte[] query) {
-        if (!isLeadershipQuery(query)) throw new UncheckedIOException(new IOException("not a leadership query"));
-        return ByteBuffer.wrap(query, LEADERSHIP_QUERY_PREFIX.length, Long.BYTES).getLong();
+    /** The answer to {@link #READ_INDEX_QUERY} of a node that is not the leader or whose barrier failed. */
+    public static byte[] readIndexRefused() {
+        return new byte[] {NOT_CONFIRMED};
+    }
+
+    /** The applied index a {@link #readIndexAnswer} carries, or empty for {@link #readIndexRefused}; throws {@link UncheckedIOException} on anything else. */
+    public static OptionalLong decodeReadIndexAnswer(byte[] answer) {
+        if (answer.length == 1 && answer[0] == NOT_CONFIRMED) return OptionalLong.empty();
+        if (answer.length == 1 + Long.BYTES && answer[0] == CONFIRMED) return OptionalLong.of(ByteBuffer.wrap(answer, 1, Long.BYTES).getLong());
+        throw new UncheckedIOException(new IOException("not an answer to a read index query"));
     }
 
     /** A read-only call as sent to a node's state machine: the tenant and the ops. */

@@ -50,6 +50,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.queenkv.node.DurableFiles;
+import io.queenkv.node.access.Access;
 import io.queenkv.node.kv.CallRules;
 import io.queenkv.node.kv.Entry;
 import io.queenkv.node.kv.EntryCodec;
@@ -150,8 +151,11 @@ final class KvStateMachine extends BaseStateMachine {
          */
         CompletableFuture<byte[]> join(List<Entry.WriteCall> calls);
 
-        /** Answers a follower's {@link EntryCodec#leadershipQuery}: confirmed or not, never a failure. */
-        CompletableFuture<byte[]> confirmLeadership(long term);
+        /**
+         * Answers a follower's {@link EntryCodec#READ_INDEX_QUERY}: this node's applied index once its
+         * read barrier passed after the query arrived, or a refusal; never a failure.
+         */
+        CompletableFuture<byte[]> readIndex();
 
         /** This node stopped leading. */
         void steppedDown();
@@ -419,6 +423,15 @@ final class KvStateMachine extends BaseStateMachine {
         return answersAsSentAllowed;
     }
 
+    /** A read of nothing: what waits for an applied index ({@link #applied}). */
+    private static final Message NOTHING =
+            messageOf(EntryCodec.encodeQuery(new EntryCodec.ReadQuery(Access.DEFAULT_TENANT, List.of())));
+
+    /** Completes once this node has applied up to {@code index} (Ratis' waiters on the applied index). */
+    CompletableFuture<?> applied(long index) {
+        return queryStale(NOTHING, index);
+    }
+
     /** Reads the local state now; linearizable only after a ReadIndex barrier ({@link ReadBarrier}). */
     Outcome.Completed read(String tenant, List<Op> ops) {
         return withEngine(e -> e.read(tenant, ops, clockMicros.getAsLong()));
@@ -426,7 +439,7 @@ final class KvStateMachine extends BaseStateMachine {
 
     /**
      * A read-only call, reached only after Ratis' linearizable ReadIndex barrier; or one of the
-     * queries members send the leader: the format probe, forwarded write calls, a leadership query.
+     * queries members send the leader: the format probe, forwarded write calls, a read index query.
      */
     @Override
     public CompletableFuture<Message> query(Message request) {
@@ -436,8 +449,8 @@ final class KvStateMachine extends BaseStateMachine {
                 return CompletableFuture.completedFuture(Message.valueOf(ByteString.copyFrom(EntryCodec.FORMAT_PROBE_ANSWER)));
             if (EntryCodec.isForwardedCalls(bytes))
                 return asLeader.join(EntryCodec.decodeForwardedCalls(bytes)).thenApply(KvStateMachine::messageOf);
-            if (EntryCodec.isLeadershipQuery(bytes))
-                return asLeader.confirmLeadership(EntryCodec.decodeLeadershipQuery(bytes)).thenApply(KvStateMachine::messageOf);
+            if (EntryCodec.isReadIndexQuery(bytes))
+                return asLeader.readIndex().thenApply(KvStateMachine::messageOf);
             EntryCodec.ReadQuery q = EntryCodec.decodeQuery(bytes);
             byte[] reply = OutcomeCodec.encode(read(q.tenant(), q.ops()));
             return CompletableFuture.completedFuture(messageOf(reply));

@@ -60,12 +60,14 @@ final class LeadershipCheck {
     /** Completes once a majority confirmed that this node leads in {@code term} after this call; fails with a {@link Refusal} otherwise. */
     CompletableFuture<Void> confirm(long term) {
         Optional<RaftServer.Division> d = division.get();
-        Appenders current = appenders;
-        if (d.isEmpty() || !d.get().getInfo().isLeader() || d.get().getInfo().getCurrentTerm() != term || current.term() != term)
+        if (d.isEmpty() || !d.get().getInfo().isLeader() || d.get().getInfo().getCurrentTerm() != term)
             return CompletableFuture.failedFuture(notLeading());
         RaftConfiguration conf = d.get().getRaftConf();
+        // A leader alone in its configuration has no appenders; one of an earlier term's never count.
+        Appenders current = appenders;
         Map<LogAppender, Long> firstCallIds = new HashMap<>();
-        for (LogAppender appender : current.byFollower().values()) firstCallIds.put(appender, appender.getCallId());
+        if (current.term() == term)
+            for (LogAppender appender : current.byFollower().values()) firstCallIds.put(appender, appender.getCallId());
         Round round = new Round(conf.getCurrentPeers(), conf.getPreviousPeers(), firstCallIds);
         open.add(round);
         if (round.passed()) {

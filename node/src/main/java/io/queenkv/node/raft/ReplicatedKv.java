@@ -5,9 +5,9 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -222,8 +222,8 @@ public final class ReplicatedKv implements AutoCloseable {
                     }
 
                     @Override
-                    public CompletableFuture<byte[]> confirmLeadership(long term) {
-                        return ReplicatedKv.this.confirmLeadership(term);
+                    public CompletableFuture<byte[]> readIndex() {
+                        return answerReadIndex();
                     }
 
                     @Override
@@ -645,24 +645,21 @@ public final class ReplicatedKv implements AutoCloseable {
     }
 
     /**
-     * One round of the read barrier: Ratis' ReadIndex (a read of nothing through this node's own Raft
-     * server; it completes once this node applied up to the leader's commit index) and, at the same
-     * time, the leader's confirmation that it still leads in the term this node knows
-     * ({@link LeadershipCheck}: Ratis 3.3 may answer a ReadIndex without asking the followers). Both
-     * start after the reads the round serves arrived; a round during which this node's term changed
-     * fails, as its ReadIndex may have come from another leader.
+     * One round of the read barrier; it completes once this node applied every write acknowledged
+     * before the round began. The leader runs Ratis' ReadIndex and, at the same time, its own check
+     * that it still leads ({@link LeadershipCheck}: Ratis 3.3 may answer a ReadIndex without asking
+     * the followers); a round during which its term changed fails. A follower asks its leader for the
+     * leader's applied index after the leader's own barrier ({@link #askLeaderForReadIndex}) and waits
+     * until it applied that far.
      */
     private CompletionStage<?> readIndexRound() {
         RaftServer.Division d = membership().orElseThrow(() -> new Refusal(Reason.KV_NO_LEADER, "this node is not a member of the group yet"));
-        long term = d.getInfo().getCurrentTerm();
         RaftPeerId leader = d.getInfo().getLeaderId();
         if (leader == null) throw new Refusal(Reason.KV_NO_LEADER, "no Raft leader is known right now");
-        CompletableFuture<RaftClientReply> index = submitLocally(READ_INDEX_ROUND, RaftClientRequest.readRequestType()).thenApply(reply -> {
-            Throwable why = failureOf(reply, null);
-            if (why != null) throw new CompletionException(why);
-            return reply;
-        });
-        CompletableFuture<Void> confirmed = leader.equals(selfId) ? leadership.confirm(term) : askLeaderToConfirm(leader, term);
+        if (!leader.equals(selfId)) return askLeaderForReadIndex(leader);
+        long term = d.getInfo().getCurrentTerm();
+        CompletableFuture<?> index = ratisReadIndex();
+        CompletableFuture<Void> confirmed = leadership.confirm(term);
         // Either failure fails the round at once; it passes when both passed.
         CompletableFuture<Void> round = new CompletableFuture<>();
         index.whenComplete((r, failure) -> { if (failure != null) round.completeExceptionally(failure); });
@@ -674,35 +671,54 @@ public final class ReplicatedKv implements AutoCloseable {
         return round;
     }
 
+    /** Ratis' ReadIndex: a read of nothing through this node's own Raft server; completes once this node applied up to the read index. */
+    private CompletableFuture<RaftClientReply> ratisReadIndex() {
+        return submitLocally(READ_INDEX_ROUND, RaftClientRequest.readRequestType()).thenApply(reply -> {
+            Throwable why = failureOf(reply, null);
+            if (why != null) throw new CompletionException(why);
+            return reply;
+        });
+    }
+
     /**
-     * Asks the leader this node follows to confirm, after this call, that it leads in {@code term}
-     * ({@link EntryCodec#leadershipQuery}). A leader of an earlier version does not know the query and
-     * refuses it as a read it cannot decode; its ReadIndex alone then stands, as it did before.
+     * A follower's round: asks the leader it follows for the leader's applied index once the leader's
+     * read barrier passed after the query arrived ({@link EntryCodec#READ_INDEX_QUERY}), then waits
+     * until this node applied that far. The leader's barrier runs one round for all the queries and
+     * reads waiting for it. A leader of an earlier version refuses the query as a read it cannot
+     * decode; Ratis' ReadIndex then stands alone, as it did in that version.
      */
-    private CompletableFuture<Void> askLeaderToConfirm(RaftPeerId leader, long term) {
+    private CompletableFuture<?> askLeaderForReadIndex(RaftPeerId leader) {
         // The blocking client on a caller thread: the async one is ordered, and one failure closes its stream to that leader for good.
-        return CompletableFuture.runAsync(() -> {
+        return CompletableFuture.supplyAsync(() -> {
             RaftClientReply reply;
             try {
-                reply = joinClient.io().sendStaleRead(KvStateMachine.messageOf(EntryCodec.leadershipQuery(term)), 0, leader);
+                reply = joinClient.io().sendStaleRead(KvStateMachine.messageOf(EntryCodec.READ_INDEX_QUERY), 0, leader);
             } catch (StateMachineException earlierVersion) {
-                return;
+                return OptionalLong.of(-1);
             } catch (IOException e) {
                 throw new CompletionException(e);
             }
             if (!reply.isSuccess()) {
-                if (reply.getException() instanceof StateMachineException) return; // an earlier version's refusal
+                if (reply.getException() instanceof StateMachineException) return OptionalLong.of(-1);
                 throw new CompletionException(reply.getException());
             }
-            if (!Arrays.equals(reply.getMessage().getContent().toByteArray(), EntryCodec.LEADERSHIP_CONFIRMED))
-                throw new Refusal(Reason.KV_NO_LEADER, "the leader did not confirm it still leads");
-        }, callers);
+            return EntryCodec.decodeReadIndexAnswer(reply.getMessage().getContent().toByteArray());
+        }, callers).<Void>thenCompose(answer -> {
+            if (answer.isEmpty()) throw new Refusal(Reason.KV_NO_LEADER, "the leader could not confirm it still leads");
+            return answer.getAsLong() < 0 ? ratisReadIndex().thenApply(reply -> null) : stateMachine.applied(answer.getAsLong()).thenApply(applied -> null);
+        });
     }
 
-    /** Leader only: answers a follower's {@link #askLeaderToConfirm}; never fails, so a failure there means an earlier version. */
-    private CompletableFuture<byte[]> confirmLeadership(long term) {
-        return leadership.confirm(term).handle((ok, failure) ->
-                failure == null ? EntryCodec.LEADERSHIP_CONFIRMED : EntryCodec.LEADERSHIP_NOT_CONFIRMED);
+    /**
+     * Leader only: answers a follower's {@link #askLeaderForReadIndex} with this node's applied index
+     * once a round of its read barrier that began after the query arrived passed. Never fails, so a
+     * failed query means a leader of an earlier version.
+     */
+    private CompletableFuture<byte[]> answerReadIndex() {
+        if (!isLeader()) return CompletableFuture.completedFuture(EntryCodec.readIndexRefused());
+        return reads.pass().handle((passed, failure) -> failure == null
+                ? EntryCodec.readIndexAnswer(stateMachine.getLastAppliedTermIndex().getIndex())
+                : EntryCodec.readIndexRefused());
     }
 
     private static final Message READ_INDEX_ROUND =

@@ -206,26 +206,27 @@ class CodecTest {
         }
 
         /**
-         * A follower asks the leader to confirm its leadership in a term before a linearizable read. A
-         * leader of an earlier version refuses the query as a read it cannot decode (the follower then
-         * relies on Ratis' ReadIndex alone); this version reads back the term and tells the query apart
-         * from reads, forwarded calls and the format probe.
+         * A follower asks the leader for its applied index after the leader's read barrier. A leader
+         * of an earlier version refuses the query as a read it cannot decode (the follower then relies
+         * on Ratis' ReadIndex alone); this version tells the query apart from reads, forwarded calls
+         * and the format probe, and reads back the index or the refusal.
          */
         @Test
-        void theLeadershipQueryCarriesItsTermAndEarlierVersionsRefuseIt() {
-            byte[] query = EntryCodec.leadershipQuery(0x0102030405L);
-            assertThat(EntryCodec.isLeadershipQuery(query)).isTrue();
-            assertThat(EntryCodec.decodeLeadershipQuery(query)).isEqualTo(0x0102030405L);
+        void theReadIndexQueryIsOneEarlierVersionsRefuseAndItsAnswerCarriesTheIndex() {
+            byte[] query = EntryCodec.READ_INDEX_QUERY.clone();
+            assertThat(EntryCodec.isReadIndexQuery(query)).isTrue();
             assertThatThrownBy(() -> EntryCodec.decodeQuery(query)).isInstanceOf(java.io.UncheckedIOException.class);
             assertThat(EntryCodec.isFormatProbe(query)).isFalse();
             assertThat(EntryCodec.isForwardedCalls(query)).isFalse();
-            assertThat(EntryCodec.isLeadershipQuery(EntryCodec.FORMAT_PROBE)).isFalse();
+            assertThat(EntryCodec.isReadIndexQuery(EntryCodec.FORMAT_PROBE)).isFalse();
             byte[] forwarded = EntryCodec.forwardedCalls(List.of(EntryCodec.encode(new Entry.WriteCall(0, TENANT, "k", "f", List.of(put("a", "1"))))));
-            assertThat(EntryCodec.isLeadershipQuery(forwarded)).isFalse();
-            byte[] read = EntryCodec.encodeQuery(new EntryCodec.ReadQuery(TENANT, List.of(get("k"))));
-            assertThat(EntryCodec.isLeadershipQuery(read)).isFalse();
-            byte[] cut = java.util.Arrays.copyOf(query, query.length - 1);
-            assertThatThrownBy(() -> EntryCodec.decodeLeadershipQuery(cut)).isInstanceOf(java.io.UncheckedIOException.class);
+            assertThat(EntryCodec.isReadIndexQuery(forwarded)).isFalse();
+            assertThat(EntryCodec.isReadIndexQuery(EntryCodec.encodeQuery(new EntryCodec.ReadQuery(TENANT, List.of(get("k")))))).isFalse();
+
+            assertThat(EntryCodec.decodeReadIndexAnswer(EntryCodec.readIndexAnswer(0x0102030405L))).hasValue(0x0102030405L);
+            assertThat(EntryCodec.decodeReadIndexAnswer(EntryCodec.readIndexRefused())).isEmpty();
+            assertThatThrownBy(() -> EntryCodec.decodeReadIndexAnswer(new byte[] {1, 2})).isInstanceOf(java.io.UncheckedIOException.class);
+            assertThatThrownBy(() -> EntryCodec.decodeReadIndexAnswer(new byte[] {7})).isInstanceOf(java.io.UncheckedIOException.class);
         }
 
         @Test

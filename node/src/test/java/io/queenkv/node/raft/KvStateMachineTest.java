@@ -51,7 +51,7 @@ import io.queenkv.node.kv.Settings;
 class KvStateMachineTest {
     /** These tests apply no configuration entry, so no mark is ever looked at. */
     private static final PendingReadmission NO_MARK = new PendingReadmission(Path.of("target", "no-admission-mark"));
-    /** These state machines are no leader's: they take no forwarded write calls and confirm no leadership. */
+    /** These state machines are no leader's: they take no forwarded write calls and answer no read index query. */
     private static final KvStateMachine.AsLeader NOT_LEADER = new KvStateMachine.AsLeader() {
         @Override
         public CompletableFuture<byte[]> join(List<Entry.WriteCall> calls) {
@@ -59,8 +59,8 @@ class KvStateMachineTest {
         }
 
         @Override
-        public CompletableFuture<byte[]> confirmLeadership(long term) {
-            return CompletableFuture.completedFuture(EntryCodec.LEADERSHIP_NOT_CONFIRMED);
+        public CompletableFuture<byte[]> readIndex() {
+            return CompletableFuture.completedFuture(EntryCodec.readIndexRefused());
         }
 
         @Override
