@@ -15,6 +15,8 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -50,7 +52,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.queenkv.node.DurableFiles;
-import io.queenkv.node.access.Access;
 import io.queenkv.node.kv.CallRules;
 import io.queenkv.node.kv.Entry;
 import io.queenkv.node.kv.EntryCodec;
@@ -140,6 +141,8 @@ final class KvStateMachine extends BaseStateMachine {
     /** An admin asked for a snapshot of at least this index ({@link #requestSnapshot}); -1 when none was asked for. */
     private volatile long snapshotRequestedAt = -1;
     private final AsLeader asLeader;
+    /** Who waits for this node to apply an index ({@link #applied}), by that index. */
+    private final TreeMap<Long, CompletableFuture<Void>> appliedWaiters = new TreeMap<>();
 
     /** What this node does as leader for the queries followers send it, and what it learns when it stops leading. */
     interface AsLeader {
@@ -423,13 +426,40 @@ final class KvStateMachine extends BaseStateMachine {
         return answersAsSentAllowed;
     }
 
-    /** A read of nothing: what waits for an applied index ({@link #applied}). */
-    private static final Message NOTHING =
-            messageOf(EntryCodec.encodeQuery(new EntryCodec.ReadQuery(Access.DEFAULT_TENANT, List.of())));
+    /**
+     * Completes once this node has applied up to {@code index}. (Ratis 3.3's own waiters, behind
+     * {@code queryStale}, are completed only when an index is applied twice.)
+     */
+    CompletableFuture<Void> applied(long index) {
+        synchronized (appliedWaiters) {
+            if (getLastAppliedTermIndex().getIndex() >= index) return CompletableFuture.completedFuture(null);
+            return appliedWaiters.computeIfAbsent(index, i -> new CompletableFuture<>());
+        }
+    }
 
-    /** Completes once this node has applied up to {@code index} (Ratis' waiters on the applied index). */
-    CompletableFuture<?> applied(long index) {
-        return queryStale(NOTHING, index);
+    @Override
+    protected boolean updateLastAppliedTermIndex(TermIndex applied) {
+        boolean moved = super.updateLastAppliedTermIndex(applied);
+        completeWaitersUpTo(applied.getIndex());
+        return moved;
+    }
+
+    @Override
+    protected void setLastAppliedTermIndex(TermIndex applied) {
+        super.setLastAppliedTermIndex(applied);
+        completeWaitersUpTo(applied.getIndex());
+    }
+
+    private void completeWaitersUpTo(long index) {
+        if (appliedWaiters == null) return; // Ratis' constructor sets the first index, before this class's fields exist
+        List<CompletableFuture<Void>> done = new ArrayList<>();
+        synchronized (appliedWaiters) {
+            if (appliedWaiters.isEmpty()) return;
+            SortedMap<Long, CompletableFuture<Void>> reached = appliedWaiters.headMap(index + 1);
+            done.addAll(reached.values());
+            reached.clear();
+        }
+        for (CompletableFuture<Void> waiter : done) waiter.complete(null);
     }
 
     /** Reads the local state now; linearizable only after a ReadIndex barrier ({@link ReadBarrier}). */

@@ -47,6 +47,7 @@ import org.apache.ratis.protocol.exceptions.GroupMismatchException;
 import org.apache.ratis.protocol.exceptions.LeaderNotReadyException;
 import org.apache.ratis.protocol.exceptions.NotLeaderException;
 import org.apache.ratis.protocol.exceptions.RaftRetryFailureException;
+import org.apache.ratis.protocol.exceptions.ReadIndexException;
 import org.apache.ratis.protocol.exceptions.StateMachineException;
 import org.apache.ratis.protocol.exceptions.TimeoutIOException;
 import org.apache.ratis.retry.RetryPolicies;
@@ -973,7 +974,9 @@ public final class ReplicatedKv implements AutoCloseable {
                 && t.getCause() != null) t = t.getCause();
         if (t instanceof Refusal r) return r;
         // A member that lost its disk answers that it has no such group: it is not the leader either.
-        if (t instanceof NotLeaderException || t instanceof LeaderNotReadyException || t instanceof GroupMismatchException)
+        // A ReadIndex fails so on a member that knows no leader, or that stopped leading during it.
+        if (t instanceof NotLeaderException || t instanceof LeaderNotReadyException || t instanceof GroupMismatchException
+                || t instanceof ReadIndexException)
             return new Refusal(Reason.KV_NO_LEADER, "no Raft leader is available right now");
         if (t instanceof TimeoutIOException || t instanceof TimeoutException)
             return new Refusal(Reason.KV_TIMEOUT, "the cluster did not answer in time; the outcome of a write is unknown");

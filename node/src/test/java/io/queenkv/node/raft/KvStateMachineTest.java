@@ -90,6 +90,26 @@ class KvStateMachineTest {
     }
 
     /**
+     * A follower's linearizable read waits until it applied the leader's index. The wait ends with
+     * the apply of that index, not before and not only when an index is applied twice (as Ratis 3.3's
+     * own waiters behind queryStale do), and an index already applied needs no wait.
+     */
+    @Test
+    void aWaitForAnAppliedIndexEndsWhenThatIndexIsApplied() {
+        KvStateMachine sm = new KvStateMachine(Settings.DEFAULTS, () -> T0, 1, SnapshotSchedule.Turn.ALONE, new LeftoverAppenders(), NO_MARK, NOT_LEADER);
+        CompletableFuture<Void> two = sm.applied(2), three = sm.applied(3);
+        sm.applyTransaction(committed(sm, 1, EntryCodec.encode(put("a"))));
+        assertThat(two).isNotDone();
+        sm.applyTransaction(committed(sm, 2, EntryCodec.encode(put("b"))));
+        assertThat(two).isCompleted();
+        assertThat(three).isNotDone();
+        sm.notifyTermIndexUpdated(1, 3); // an entry that is not the state machine's: a configuration
+        assertThat(three).isCompleted();
+        assertThat(sm.applied(1)).isCompleted();
+        assertThat(sm.applied(4)).isNotDone();
+    }
+
+    /**
      * Ratis installs a snapshot from the leader by pausing the state machine, moving the files into
      * its directory and only then reloading it; meanwhile the apply thread may ask for a snapshot. An
      * answer ahead of the applied index makes Ratis close the server ("Bug in StateMachine").
