@@ -26,6 +26,8 @@ import io.queenkv.e2e.harness.NodeProcessCluster;
  * cannot apply, and the leader uses what the earlier version does not know only once every member runs
  * this build. Two earlier versions: the one before group commit (grouped entries), and the one before
  * grouped entries answered as sent (replies and idempotency records without the values the calls sent).
+ * A rolled member answers ready while the leader still runs the earlier version: its linearizable
+ * barrier asks the leader with a query that version refuses, and falls back to Ratis' ReadIndex.
  */
 @Timeout(1200)
 class RollingUpgradeTest {

@@ -2,6 +2,7 @@ package io.queenkv.node.raft;
 
 import java.io.File;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -694,20 +695,35 @@ public final class ReplicatedKv implements AutoCloseable {
             RaftClientReply reply;
             try {
                 reply = joinClient.io().sendStaleRead(KvStateMachine.messageOf(EntryCodec.READ_INDEX_QUERY), 0, leader);
-            } catch (StateMachineException earlierVersion) {
-                return OptionalLong.of(-1);
             } catch (IOException e) {
+                if (refusedAsUndecodable(e)) return REFUSED_BY_AN_EARLIER_VERSION;
                 throw new CompletionException(e);
             }
             if (!reply.isSuccess()) {
-                if (reply.getException() instanceof StateMachineException) return OptionalLong.of(-1);
+                if (refusedAsUndecodable(reply.getException())) return REFUSED_BY_AN_EARLIER_VERSION;
                 throw new CompletionException(reply.getException());
             }
             return EntryCodec.decodeReadIndexAnswer(reply.getMessage().getContent().toByteArray());
         }, callers).<Void>thenCompose(answer -> {
             if (answer.isEmpty()) throw new Refusal(Reason.KV_NO_LEADER, "the leader could not confirm it still leads");
-            return answer.getAsLong() < 0 ? ratisReadIndex().thenApply(reply -> null) : stateMachine.applied(answer.getAsLong()).thenApply(applied -> null);
+            return answer.equals(REFUSED_BY_AN_EARLIER_VERSION) ? ratisReadIndex().thenApply(reply -> null)
+                    : stateMachine.applied(answer.getAsLong()).thenApply(applied -> null);
         });
+    }
+
+    /** What {@link #askLeaderForReadIndex} takes a leader's refusal of the query for: no applied index is negative. */
+    private static final OptionalLong REFUSED_BY_AN_EARLIER_VERSION = OptionalLong.of(-1);
+
+    /**
+     * Whether a query failed because the leader's state machine could not decode it: an earlier
+     * version reads an unknown query as a malformed read and throws {@link UncheckedIOException},
+     * which reaches this node as the cause of the call's {@link IOException}. A failure of the
+     * transport, a timeout or a refusal as not leader has another cause; this version decodes every
+     * query it sends.
+     */
+    private static boolean refusedAsUndecodable(Throwable failure) {
+        return failure instanceof StateMachineException
+                || failure instanceof IOException && failure.getCause() instanceof UncheckedIOException;
     }
 
     /**
