@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.UUID;
@@ -35,6 +36,7 @@ import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.grpc.GrpcTlsConfig;
+import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.GroupManagementRequest;
 import org.apache.ratis.protocol.Message;
@@ -102,8 +104,6 @@ public final class ReplicatedKv implements AutoCloseable {
     private volatile RaftGroup reopening;
     private final RaftServer server;
     private final RaftClient client;
-    /** Sends forwarded write calls to the leader's own group commit ({@link #joinLeadersGroup}): one try each, no resend. */
-    private final RaftClient joinClient;
     private final RaftPeerId selfId;
     private final Admission admission;
     private final EntryFormats entryFormats;
@@ -174,7 +174,6 @@ public final class ReplicatedKv implements AutoCloseable {
         List<RaftPeer> known = new ArrayList<>(toPeers(config.peers()));
         if (!config.initialMember()) known.addAll(toPeers(List.of(config.self())));
         this.client = newClient(known, RetryPolicies.retryUpToMaximumCountWithFixedSleep(16, TimeDuration.valueOf(500, TimeUnit.MILLISECONDS)));
-        this.joinClient = newClient(known, RetryPolicies.noRetry());
         this.admission = new Admission(this);
         this.entryFormats = new EntryFormats(this);
     }
@@ -504,9 +503,11 @@ public final class ReplicatedKv implements AutoCloseable {
     private boolean joinLeadersGroup(List<GroupCommit.Pending> group, List<byte[]> encoded) {
         RaftPeerId leader = membership().map(d -> d.getInfo().getLeaderId()).orElse(null);
         if (leader == null || leader.equals(selfId) || joinRefusal.stillHolds(leader)) return false;
+        RaftPeer peer = leaderPeer(leader);
+        if (peer == null) return false;
         Throwable failure;
         try {
-            RaftClientReply reply = joinClient.io().sendStaleRead(KvStateMachine.messageOf(EntryCodec.forwardedCalls(encoded)), 0, leader);
+            RaftClientReply reply = leaderClient(peer).io().sendStaleRead(KvStateMachine.messageOf(EntryCodec.forwardedCalls(encoded)), 0, leader);
             if (reply.isSuccess()) {
                 answerEach(group, reply);
                 return true;
@@ -690,11 +691,13 @@ public final class ReplicatedKv implements AutoCloseable {
      * decode; Ratis' ReadIndex then stands alone, as it did in that version.
      */
     private CompletableFuture<?> askLeaderForReadIndex(RaftPeerId leader) {
+        RaftPeer peer = leaderPeer(leader);
+        if (peer == null) throw new Refusal(Reason.KV_NO_LEADER, "the Raft leader is not in this node's configuration yet");
         // The blocking client on a caller thread: the async one is ordered, and one failure closes its stream to that leader for good.
         return CompletableFuture.supplyAsync(() -> {
             RaftClientReply reply;
             try {
-                reply = joinClient.io().sendStaleRead(KvStateMachine.messageOf(EntryCodec.READ_INDEX_QUERY), 0, leader);
+                reply = leaderClient(peer).io().sendStaleRead(KvStateMachine.messageOf(EntryCodec.READ_INDEX_QUERY), 0, leader);
             } catch (IOException e) {
                 if (refusedAsUndecodable(e)) return REFUSED_BY_AN_EARLIER_VERSION;
                 throw new CompletionException(e);
@@ -709,6 +712,41 @@ public final class ReplicatedKv implements AutoCloseable {
             return answer.equals(REFUSED_BY_AN_EARLIER_VERSION) ? ratisReadIndex().thenApply(reply -> null)
                     : stateMachine.applied(answer.getAsLong()).thenApply(applied -> null);
         });
+    }
+
+    /** The leader as this node's configuration has it (its Raft address), or null while it is not in it. */
+    private RaftPeer leaderPeer(RaftPeerId leader) {
+        return membership().map(d -> d.getRaftConf().getPeer(leader, RaftPeerRole.FOLLOWER)).orElse(null);
+    }
+
+    /**
+     * The client a follower sends its queries to the leader through ({@link #askLeaderForReadIndex},
+     * {@link #joinLeadersGroup}): one try each, no resend, to a client that knows the leader, made again
+     * when the leader changes. The clients made at start know only the configured peers, and a member
+     * added since (scaled up) may lead.
+     */
+    private RaftClient leaderClient(RaftPeer leader) {
+        synchronized (leaderClientLock) {
+            // RaftPeer equality is by id alone; a member that came back at another address needs a new client.
+            if (leaderClient != null && leaderClient.leader().equals(leader)
+                    && Objects.equals(leaderClient.leader().getAddress(), leader.getAddress())) return leaderClient.client();
+            if (leaderClient != null) closeQuietly(leaderClient.client());
+            leaderClient = new LeaderClient(leader, newClient(List.of(leader), RetryPolicies.noRetry()));
+            return leaderClient.client();
+        }
+    }
+
+    private record LeaderClient(RaftPeer leader, RaftClient client) {}
+
+    private final Object leaderClientLock = new Object();
+    private LeaderClient leaderClient;
+
+    private static void closeQuietly(RaftClient client) {
+        try {
+            client.close();
+        } catch (IOException | RuntimeException e) {
+            LOG.debug("closing a Raft client failed", e);
+        }
     }
 
     /** What {@link #askLeaderForReadIndex} takes a leader's refusal of the query for: no applied index is negative. */
@@ -1017,7 +1055,9 @@ public final class ReplicatedKv implements AutoCloseable {
             client.close();
         } finally {
             try {
-                joinClient.close();
+                synchronized (leaderClientLock) {
+                    if (leaderClient != null) closeQuietly(leaderClient.client());
+                }
             } finally {
                 server.close();
             }
