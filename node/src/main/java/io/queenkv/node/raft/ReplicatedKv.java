@@ -507,7 +507,7 @@ public final class ReplicatedKv implements AutoCloseable {
         if (peer == null) return false;
         Throwable failure;
         try {
-            RaftClientReply reply = leaderClient(peer).io().sendStaleRead(KvStateMachine.messageOf(EntryCodec.forwardedCalls(encoded)), 0, leader);
+            RaftClientReply reply = forwardingClient.get(peer).io().sendStaleRead(KvStateMachine.messageOf(EntryCodec.forwardedCalls(encoded)), 0, leader);
             if (reply.isSuccess()) {
                 answerEach(group, reply);
                 return true;
@@ -649,11 +649,14 @@ public final class ReplicatedKv implements AutoCloseable {
 
     /**
      * One round of the read barrier; it completes once this node applied every write acknowledged
-     * before the round began. The leader runs Ratis' ReadIndex and, at the same time, its own check
-     * that it still leads ({@link LeadershipCheck}: Ratis 3.3 may answer a ReadIndex without asking
-     * the followers); a round during which its term changed fails. A follower asks its leader for the
-     * leader's applied index after the leader's own barrier ({@link #askLeaderForReadIndex}) and waits
-     * until it applied that far.
+     * before the round began. The leader takes its commit index as the read index, checks that it
+     * still leads ({@link LeadershipCheck}) and waits until it applied that far: Raft's ReadIndex.
+     * The commit index is the read index only once the leader committed an entry of its own term
+     * (Ratis' "leader ready"); until then, right after an election, the round takes Ratis' ReadIndex
+     * (which waits for that entry) beside the check, since Ratis 3.3 may answer a ReadIndex without
+     * asking the followers. A round during which the term changed fails. A follower asks its leader
+     * for the leader's applied index after the leader's own barrier ({@link #askLeaderForReadIndex})
+     * and waits until it applied that far.
      */
     private CompletionStage<?> readIndexRound() {
         RaftServer.Division d = membership().orElseThrow(() -> new Refusal(Reason.KV_NO_LEADER, "this node is not a member of the group yet"));
@@ -661,7 +664,10 @@ public final class ReplicatedKv implements AutoCloseable {
         if (leader == null) throw new Refusal(Reason.KV_NO_LEADER, "no Raft leader is known right now");
         if (!leader.equals(selfId)) return askLeaderForReadIndex(leader);
         long term = d.getInfo().getCurrentTerm();
-        CompletableFuture<?> index = ratisReadIndex();
+        // Ready first: a commit index read after the entry of this term was committed includes it.
+        boolean ready = d.getInfo().isLeaderReady();
+        long commitIndex = d.getRaftLog().getLastCommittedIndex();
+        CompletableFuture<?> index = ready ? stateMachine.applied(commitIndex) : ratisReadIndex();
         CompletableFuture<Void> confirmed = leadership.confirm(term);
         // Either failure fails the round at once; it passes when both passed.
         CompletableFuture<Void> round = new CompletableFuture<>();
@@ -688,30 +694,46 @@ public final class ReplicatedKv implements AutoCloseable {
      * read barrier passed after the query arrived ({@link EntryCodec#READ_INDEX_QUERY}), then waits
      * until this node applied that far. The leader's barrier runs one round for all the queries and
      * reads waiting for it. A leader of an earlier version refuses the query as a read it cannot
-     * decode; Ratis' ReadIndex then stands alone, as it did in that version.
+     * decode; Ratis' ReadIndex then stands alone, as it did in that version, while that leader leads
+     * in that term.
      */
     private CompletableFuture<?> askLeaderForReadIndex(RaftPeerId leader) {
         RaftPeer peer = leaderPeer(leader);
         if (peer == null) throw new Refusal(Reason.KV_NO_LEADER, "the Raft leader is not in this node's configuration yet");
-        // The blocking client on a caller thread: the async one is ordered, and one failure closes its stream to that leader for good.
-        return CompletableFuture.supplyAsync(() -> {
-            RaftClientReply reply;
-            try {
-                reply = leaderClient(peer).io().sendStaleRead(KvStateMachine.messageOf(EntryCodec.READ_INDEX_QUERY), 0, leader);
-            } catch (IOException e) {
-                if (refusedAsUndecodable(e)) return REFUSED_BY_AN_EARLIER_VERSION;
-                throw new CompletionException(e);
-            }
-            if (!reply.isSuccess()) {
-                if (refusedAsUndecodable(reply.getException())) return REFUSED_BY_AN_EARLIER_VERSION;
-                throw new CompletionException(reply.getException());
-            }
-            return EntryCodec.decodeReadIndexAnswer(reply.getMessage().getContent().toByteArray());
-        }, callers).<Void>thenCompose(answer -> {
+        long term = membership().map(d -> d.getInfo().getCurrentTerm()).orElse(-1L);
+        if (new LeaderTerm(leader, term).equals(readIndexRefusedBy)) return ratisReadIndex();
+        RaftClient client = readIndexClient.get(peer);
+        RaftClientRequest query = RaftClientRequest.newBuilder()
+                .setClientId(client.getId()).setServerId(leader).setGroupId(groupId)
+                .setCallId(readIndexCallIds.incrementAndGet()).setMessage(READ_INDEX_QUERY)
+                .setType(RaftClientRequest.staleReadRequestType(0)).build();
+        // The client's unordered stream, with no thread waiting for the answer. A failure may close
+        // that stream for good, so the client that carried it is discarded.
+        return client.getClientRpc().sendRequestAsyncUnordered(query).handle((reply, failure) -> {
+            Throwable why = failure != null ? unwrapped(failure) : reply.isSuccess() ? null : reply.getException();
+            if (why == null) return EntryCodec.decodeReadIndexAnswer(reply.getMessage().getContent().toByteArray());
+            readIndexClient.discard(client);
+            if (!refusedAsUndecodable(why)) throw new CompletionException(why);
+            readIndexRefusedBy = new LeaderTerm(leader, term);
+            return REFUSED_BY_AN_EARLIER_VERSION;
+        }).<Void>thenCompose(answer -> {
             if (answer.isEmpty()) throw new Refusal(Reason.KV_NO_LEADER, "the leader could not confirm it still leads");
             return answer.equals(REFUSED_BY_AN_EARLIER_VERSION) ? ratisReadIndex().thenApply(reply -> null)
                     : stateMachine.applied(answer.getAsLong()).thenApply(applied -> null);
         });
+    }
+
+    private static final Message READ_INDEX_QUERY = KvStateMachine.messageOf(EntryCodec.READ_INDEX_QUERY);
+    private final AtomicLong readIndexCallIds = new AtomicLong();
+
+    /** A leader in one term. */
+    private record LeaderTerm(RaftPeerId leader, long term) {}
+
+    /** The leader (and term) that refused the read index query as an earlier version; a new leader, or a new term, is asked again. */
+    private volatile LeaderTerm readIndexRefusedBy;
+
+    private static Throwable unwrapped(Throwable failure) {
+        return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
     }
 
     /** The leader as this node's configuration has it (its Raft address), or null while it is not in it. */
@@ -720,26 +742,44 @@ public final class ReplicatedKv implements AutoCloseable {
     }
 
     /**
-     * The client a follower sends its queries to the leader through ({@link #askLeaderForReadIndex},
-     * {@link #joinLeadersGroup}): one try each, no resend, to a client that knows the leader, made again
-     * when the leader changes. The clients made at start know only the configured peers, and a member
-     * added since (scaled up) may lead.
+     * A Raft client that talks to the leader alone, one try per call, with no resend: made for the
+     * leader as this node's configuration names it, and made again when the leader (or its address)
+     * changes or a call through it failed. The clients made at start know only the configured peers,
+     * and a member added since (scaled up) may lead.
      */
-    private RaftClient leaderClient(RaftPeer leader) {
-        synchronized (leaderClientLock) {
+    private final class ClientOfLeader {
+        private RaftPeer leader;
+        private RaftClient client;
+        private boolean failed;
+
+        synchronized RaftClient get(RaftPeer current) {
             // RaftPeer equality is by id alone; a member that came back at another address needs a new client.
-            if (leaderClient != null && leaderClient.leader().equals(leader)
-                    && Objects.equals(leaderClient.leader().getAddress(), leader.getAddress())) return leaderClient.client();
-            if (leaderClient != null) closeQuietly(leaderClient.client());
-            leaderClient = new LeaderClient(leader, newClient(List.of(leader), RetryPolicies.noRetry()));
-            return leaderClient.client();
+            if (client != null && !failed && leader.equals(current) && Objects.equals(leader.getAddress(), current.getAddress())) return client;
+            close();
+            leader = current;
+            client = newClient(List.of(current), RetryPolicies.noRetry());
+            failed = false;
+            return client;
+        }
+
+        /**
+         * A call through {@code client} failed: the next call gets a new client. It is closed then, not
+         * here: this runs on the client's own gRPC threads, and closing waits for its channel to end.
+         */
+        synchronized void discard(RaftClient failing) {
+            if (client == failing) failed = true;
+        }
+
+        synchronized void close() {
+            if (client != null) closeQuietly(client);
+            client = null;
         }
     }
 
-    private record LeaderClient(RaftPeer leader, RaftClient client) {}
-
-    private final Object leaderClientLock = new Object();
-    private LeaderClient leaderClient;
+    /** Forwarded calls ({@link #joinLeadersGroup}); each blocking call has a stream of its own. */
+    private final ClientOfLeader forwardingClient = new ClientOfLeader();
+    /** Read index queries ({@link #askLeaderForReadIndex}), on the client's one unordered stream. */
+    private final ClientOfLeader readIndexClient = new ClientOfLeader();
 
     private static void closeQuietly(RaftClient client) {
         try {
@@ -1055,9 +1095,8 @@ public final class ReplicatedKv implements AutoCloseable {
             client.close();
         } finally {
             try {
-                synchronized (leaderClientLock) {
-                    if (leaderClient != null) closeQuietly(leaderClient.client());
-                }
+                forwardingClient.close();
+                readIndexClient.close();
             } finally {
                 server.close();
             }

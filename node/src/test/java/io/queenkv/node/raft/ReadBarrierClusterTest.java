@@ -2,6 +2,7 @@ package io.queenkv.node.raft;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -15,6 +16,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -96,6 +98,51 @@ class ReadBarrierClusterTest {
                     .isLessThan(kv.readsPassedRounds());
         }
         assertThat(followers.get(0).get("/metrics").body()).contains("queen_kv_read_index_rounds_total");
+    }
+
+    /**
+     * A follower asks its leader for the read index over a stream that one failure may close for
+     * good. When the leader goes, the follower's reads answer again under the next leader, and again
+     * once the old leader is back at the same address and leads once more.
+     */
+    @Test
+    @Timeout(value = 3, unit = TimeUnit.MINUTES, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aFollowersReadsGoOnWhileItsLeaderGoesAndComesBack() throws Exception {
+        nodes = new ArrayList<>(LocalNode.startCluster(dir, 3, Map.of()));
+        LocalNode first = LocalNode.awaitLeader(nodes);
+        String firstId = first.node.replicated().selfId().toString();
+        LocalNode follower = nodes.stream().filter(n -> n != first).findFirst().orElseThrow();
+        assertThat(put(first, 1).statusCode()).isEqualTo(200);
+        assertThat(readValue(follower)).isEqualTo(1);
+
+        first.close();
+        nodes.remove(first);
+        LocalNode second = LocalNode.awaitLeader(nodes);
+        assertThat(put(second, 2).statusCode()).isEqualTo(200);
+        // While the follower still takes the closed node for its leader, its reads may fail (503).
+        Awaitility.await("the follower reads under the next leader").atMost(Duration.ofSeconds(30))
+                .until(() -> readValue(follower) == 2);
+
+        LocalNode back = LocalNode.restart(first);
+        nodes.add(back);
+        back.awaitReady();
+        Awaitility.await("leadership back on " + firstId).atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500))
+                .until(() -> second.post("/api/v1/admin/leadership", "{\"to\":\"" + firstId + "\"}").statusCode() == 200
+                        && back.node.replicated().membership().map(d -> d.getInfo().isLeader() && d.getInfo().isLeaderReady()).orElse(false));
+        assertThat(put(back, 3).statusCode()).isEqualTo(200);
+        Awaitility.await("the follower reads under the returned leader").atMost(Duration.ofSeconds(30))
+                .until(() -> readValue(follower) == 3);
+        for (int i = 0; i < 50; i++) assertThat(readValue(follower)).as("read %d after the leader came back", i).isEqualTo(3);
+    }
+
+    private static HttpResponse<String> put(LocalNode node, long value) {
+        return node.http("PUT", "/api/v1/kv/r/k", "{\"value\":" + value + ",\"forever\":true}", Map.of());
+    }
+
+    /** The value of r/k read through {@code node}; -1 when the read was refused. */
+    private static long readValue(LocalNode node) {
+        var reply = node.get("/api/v1/kv/r/k");
+        return reply.statusCode() == 200 ? json(reply.body()).get("value").asLong() : -1;
     }
 
 
